@@ -1,0 +1,1 @@
+"""Record types, dataset loaders and small bundled problem sets (the ground floor)."""

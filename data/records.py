@@ -1,0 +1,43 @@
+"""Records shared by every role: scores and problems.
+
+Scores are always one of {0, 0.5, 1}; a record holding anything else cannot be built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+ALLOWED_SCORES: tuple[float, ...] = (0.0, 0.5, 1.0)
+
+
+def check_score(value: float | None, what: str = "score", allow_none: bool = True) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of {0, 0.5, 1} (or None when allowed)."""
+    if value is None:
+        if not allow_none:
+            raise ValueError(f"{what} is required")
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) not in ALLOWED_SCORES:
+        raise ValueError(f"{what} must be one of 0, 0.5, 1; got {value!r}")
+
+
+def stable_id(*parts: str) -> str:
+    """A short content hash: the same text always gets the same id."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    return digest[:16]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A statement to prove, with an id that is stable across runs."""
+
+    statement: str
+    id: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.statement.strip():
+            raise ValueError("problem statement is empty")
+        if not self.id:
+            object.__setattr__(self, "id", stable_id(self.statement))

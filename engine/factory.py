@@ -1,0 +1,35 @@
+"""Build the engine a config names; resolve ``auto`` and check the model before any heavy import."""
+
+from __future__ import annotations
+
+from data.errors import InputError
+from engine.auto import Workload, choose_backend
+from engine.base import Engine
+from engine.config import EngineConfig
+from engine.model_store import resolve
+
+
+def resolved_backend(config: EngineConfig, workload: Workload) -> str:
+    if config.backend != "auto":
+        return config.backend
+    gpu = config.device == "cuda"
+    return choose_backend(config, workload, gpu=gpu)
+
+
+def create_engine(config: EngineConfig, workload: Workload) -> Engine:
+    """Construct the backend; errors about the model or install come out as ProofsmithError."""
+    backend = resolved_backend(config, workload)
+    if backend == "openai":
+        from engine.openai_backend import OpenAIEngine
+
+        return OpenAIEngine(config)
+    if config.base_urls:
+        raise InputError(f"--base-url is only used by the openai engine, not {backend}")
+    resolve(config.model)  # a missing path fails here, before torch or vLLM load
+    if backend == "vllm":
+        from engine.vllm_backend import VLLMEngine
+
+        return VLLMEngine(config)
+    from engine.transformers_backend import TransformersEngine
+
+    return TransformersEngine(config)

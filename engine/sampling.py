@@ -1,0 +1,30 @@
+"""Turn a sampling config into per-request settings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.base import ChatMessage, GenerationRequest
+from engine.config import SamplingConfig
+
+
+def request_seed(base: int | None, index: int) -> int | None:
+    """A distinct, reproducible seed for request ``index`` of a stage (None stays None)."""
+    return None if base is None else base + index
+
+
+def make_requests(
+    prompts: Sequence[Sequence[ChatMessage]], sampling: SamplingConfig, n: int = 1, seed_offset: int = 0
+) -> list[GenerationRequest]:
+    """One request per prompt, each asking for ``n`` completions under ``sampling``."""
+    return [
+        GenerationRequest(
+            messages=tuple(messages),
+            n=n,
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
+            max_tokens=sampling.max_tokens,
+            seed=request_seed(sampling.seed, seed_offset + index),
+        )
+        for index, messages in enumerate(prompts)
+    ]

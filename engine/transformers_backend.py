@@ -1,0 +1,166 @@
+"""The default backend: Hugging Face transformers ``generate`` on CPU or GPU.
+
+Batched with left padding and the model's chat template. Each request's ``n`` samples are
+separate rows, so requests with different ``n`` share a batch; rows are grouped by
+sampling settings (one ``generate`` call takes one config) and sorted by prompt length to
+limit padding. Deliberate simplification: a seed applies to a whole micro-batch (derived
+from the seeds of the rows in it), so a call is reproducible for the same requests, but a
+row's sample depends on its batch-mates; vLLM seeds each request on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from data.errors import ModelNotFoundError, PromptTooLongError
+from engine.base import Completion, GenerationRequest, GenerationResult
+from engine.config import EngineConfig
+from engine.model_store import ModelSource, ensure_checkpoint
+
+logger = logging.getLogger(__name__)
+
+
+def pick_device(requested: str) -> str:
+    import torch
+
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return requested
+
+
+def pick_dtype(requested: str, device: str) -> Any:
+    import torch
+
+    if requested == "auto":
+        return torch.bfloat16 if device == "cuda" else torch.float32
+    return getattr(torch, requested)
+
+
+def load_model(source: ModelSource, device: str, dtype: Any) -> tuple[Any, Any]:
+    """Load (model, tokenizer) from a checkpoint directory, a GGUF file or a Hub id."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    location, extra = source.path, {}
+    if source.kind == "gguf":
+        location, extra = str(Path(source.path).parent), {"gguf_file": Path(source.path).name}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, **extra)
+        model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype, **extra)
+    except OSError as error:
+        if source.kind == "hub":
+            raise ModelNotFoundError(
+                f"cannot load model {source.name!r}: not a local path, and the Hub has no such model or is unreachable"
+            ) from error
+        raise ModelNotFoundError(f"cannot load model from {source.path}: {error}") from error
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None:
+        quantizer.remove_quantization_config(model)
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model.to(device).eval(), tokenizer
+
+
+class TransformersEngine:
+    name = "transformers"
+
+    def __init__(self, config: EngineConfig) -> None:
+        started = time.perf_counter()
+        source = ensure_checkpoint(config.model)
+        self.model_path = source.path
+        self.model = source.name
+        self.device = pick_device(config.device)
+        self.batch_size = config.batch_size
+        self._model, self._tokenizer = load_model(source, self.device, pick_dtype(config.dtype, self.device))
+        self.context_length = int(getattr(self._model.config, "max_position_embeddings", 0) or 0) or 2048
+        self.load_time_s = time.perf_counter() - started
+        logger.info("loaded %s on %s in %.1f s", source.path, self.device, self.load_time_s)
+
+    def prompt_ids(self, request: GenerationRequest) -> list[int]:
+        rendered = self._tokenizer.apply_chat_template(
+            request.message_dicts(), add_generation_prompt=True, tokenize=False
+        )
+        return self._tokenizer(rendered, add_special_tokens=False)["input_ids"]
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        started = time.perf_counter()
+        prompts = [self.prompt_ids(request) for request in requests]
+        for index, ids in enumerate(prompts):
+            if len(ids) >= self.context_length:
+                raise PromptTooLongError(
+                    f"prompt {index} has {len(ids)} tokens; the model's context holds {self.context_length}"
+                )
+        groups: dict[tuple[Any, ...], list[tuple[int, int]]] = defaultdict(list)
+        for index, request in enumerate(requests):
+            key = (request.temperature, request.top_p, request.max_tokens, request.stop)
+            groups[key].extend((index, sample) for sample in range(request.n))
+        completions: dict[tuple[int, int], Completion] = {}
+        finished_at = [0.0] * len(requests)
+        for key, rows in groups.items():
+            rows.sort(key=lambda row: len(prompts[row[0]]))
+            for start in range(0, len(rows), self.batch_size):
+                chunk = rows[start: start + self.batch_size]
+                seeds = [requests[index].seed for index, _ in chunk]
+                outputs = self._generate_chunk([prompts[index] for index, _ in chunk], requests[chunk[0][0]], seeds)
+                now = time.perf_counter() - started
+                for row, completion in zip(chunk, outputs):
+                    completions[row] = completion
+                    finished_at[row[0]] = max(finished_at[row[0]], now)
+        results = []
+        for index, request in enumerate(requests):
+            samples = tuple(completions[(index, sample)] for sample in range(request.n))
+            results.append(
+                GenerationResult(
+                    samples,
+                    prompt_tokens=len(prompts[index]),
+                    completion_tokens=sum(sample.completion_tokens or 0 for sample in samples),
+                    latency_s=finished_at[index],
+                )
+            )
+        return results
+
+    def _generate_chunk(
+        self, prompts: list[list[int]], settings: GenerationRequest, seeds: list[int | None]
+    ) -> list[Completion]:
+        import torch
+
+        batch = self._tokenizer.pad({"input_ids": prompts}, padding=True, return_tensors="pt").to(self.device)
+        prompt_length = batch["input_ids"].shape[1]  # batch: [rows, prompt_length], left padded
+        max_new = min(settings.max_tokens, self.context_length - max(len(ids) for ids in prompts))
+        known_seeds = [seed for seed in seeds if seed is not None]
+        if known_seeds:
+            torch.manual_seed(hash(tuple(known_seeds)) & 0x7FFFFFFF)
+        sampling: dict[str, Any] = {"do_sample": settings.temperature > 0}
+        if settings.temperature > 0:
+            sampling.update(temperature=settings.temperature, top_p=settings.top_p, top_k=0)
+        if settings.stop:
+            sampling.update(stop_strings=list(settings.stop), tokenizer=self._tokenizer)
+        with torch.inference_mode():
+            output = self._model.generate(
+                **batch,
+                max_new_tokens=max_new,
+                pad_token_id=self._tokenizer.pad_token_id,
+                eos_token_id=self._tokenizer.eos_token_id,
+                **sampling,
+            )
+        generated = output[:, prompt_length:].tolist()  # [rows, new_tokens]
+        return [self._to_completion(ids, settings.stop, max_new) for ids in generated]
+
+    def _to_completion(self, ids: list[int], stop: tuple[str, ...], max_new: int) -> Completion:
+        stop_ids = {self._tokenizer.eos_token_id, self._tokenizer.pad_token_id}
+        length = next((position for position, token in enumerate(ids) if token in stop_ids), len(ids))
+        text = self._tokenizer.decode(ids[:length], skip_special_tokens=True, clean_up_tokenization_spaces=False)
+        hits = [position for position in (text.find(string) for string in stop) if position >= 0]
+        if hits:
+            return Completion(text[: min(hits)], "stop", length)
+        if length < len(ids) or length < max_new:
+            return Completion(text, "stop", length)
+        return Completion(text, "length", length)
+
+    def close(self) -> None:
+        self._model = None

@@ -1,0 +1,1 @@
+"""Proof generation with an honest self-evaluation; sequential refinement; (later) search."""

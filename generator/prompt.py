@@ -1,0 +1,42 @@
+"""Build the generator's first-attempt and refinement prompts from their templates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.base import ChatMessage
+from verifier.prompting import fence, load_template
+
+PROMPTS_DIR = Path(__file__).parent / "prompts"
+
+
+def generation_messages(problem: str, prompts_dir: str | Path | None = None) -> tuple[ChatMessage, ...]:
+    return load_template("generate", PROMPTS_DIR, prompts_dir).render({"problem": fence(problem, "problem")})
+
+
+def format_evaluations(evaluations: Sequence[tuple[str, float | None]]) -> str:
+    """Quote each (analysis, score) in its own fence, numbered, with its score stated outside it."""
+    if not evaluations:
+        return "(no usable evaluation of the earlier attempt)"
+    blocks = []
+    for number, (analysis, score) in enumerate(evaluations, start=1):
+        stated = "no score" if score is None else f"score {score:g}"
+        blocks.append(f"Evaluation {number} ({stated}):\n{fence(analysis or '(empty)', 'evaluation')}")
+    return "\n\n".join(blocks)
+
+
+def refinement_messages(
+    problem: str,
+    previous_proof: str,
+    evaluations: Sequence[tuple[str, float | None]],
+    prompts_dir: str | Path | None = None,
+) -> tuple[ChatMessage, ...]:
+    template = load_template("refine", PROMPTS_DIR, prompts_dir)
+    return template.render(
+        {
+            "problem": fence(problem, "problem"),
+            "previous_proof": fence(previous_proof, "proof"),
+            "evaluations": format_evaluations(evaluations),
+        }
+    )

@@ -1,0 +1,168 @@
+"""Sequential refinement: generate a proof with a self-evaluation, then revise it.
+
+``samples`` threads run side by side; each round sends every live thread's prompt to the
+engine in one batch (and, with verifier feedback, every new proof's verifications in a
+second batch). A thread stops once its feedback score is 1 (the self-score, or the mean
+verifier score with ``feedback='verifier'``) or after ``max_rounds``. A round whose
+completion has no usable proof restarts that thread from the first-attempt prompt. The
+final proof of the run is the last proof of the thread with the best feedback score
+(ties: the earlier thread); a missing score ranks below 0.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.base import ChatMessage, Engine
+from engine.config import SamplingConfig
+from engine.sampling import make_requests
+from generator.config import RefineConfig
+from generator.parse import GeneratedProof, parse_generation
+from generator.prompt import generation_messages, refinement_messages
+from verifier.scoring import Verification, verify_proofs
+
+ROUND_SEED_STRIDE = 100_003  # keeps seeds of different rounds and threads apart
+
+
+@dataclass(frozen=True)
+class Round:
+    """One generation in one thread, with everything needed to audit or replay it."""
+
+    thread: int
+    round: int
+    prompt: tuple[ChatMessage, ...]
+    completion: str
+    finish_reason: str
+    parsed: GeneratedProof
+    prompt_tokens: int
+    completion_tokens: int
+    generate_s: float
+    verification: Verification | None = None
+
+    @property
+    def feedback_score(self) -> float | None:
+        if self.verification is not None:
+            return self.verification.mean_score
+        return self.parsed.self_score
+
+    def evaluations(self, limit: int) -> list[tuple[str, float | None]]:
+        """What the next refinement prompt quotes: verifier analyses, issue-finding first, or the self-evaluation."""
+        if self.verification is None:
+            verdict = self.parsed.self_evaluation
+            return [(verdict.analysis, verdict.score)] if verdict.analysis else []
+        ranked = sorted(
+            self.verification.analyses, key=lambda analysis: 2.0 if analysis.score is None else analysis.score
+        )
+        return [(analysis.verdict.analysis or analysis.text, analysis.score) for analysis in ranked[:limit]]
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "type": "round",
+            "thread": self.thread,
+            "round": self.round,
+            "prompt": [message.to_dict() for message in self.prompt],
+            "completion": self.completion,
+            "finish_reason": self.finish_reason,
+            "proof": self.parsed.proof,
+            "self_evaluation": self.parsed.self_evaluation.analysis,
+            "self_score": self.parsed.self_score,
+            "format_errors": list(self.parsed.all_format_errors),
+            "verification": self.verification.to_dict() if self.verification else None,
+            "feedback_score": self.feedback_score,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "generate_s": round(self.generate_s, 3),
+        }
+
+
+@dataclass
+class Thread:
+    index: int
+    rounds: list[Round] = field(default_factory=list)
+    done: bool = False
+
+    @property
+    def last(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None
+
+
+@dataclass(frozen=True)
+class RefineResult:
+    best: Round
+    threads: tuple[tuple[Round, ...], ...]
+
+    @property
+    def rounds_used(self) -> int:
+        return len(self.threads[self.best.thread])
+
+
+def _rank(round_: Round) -> float:
+    score = round_.feedback_score
+    return -1.0 if score is None else score
+
+
+def refine(
+    engine: Engine,
+    problem: str,
+    config: RefineConfig,
+    sampling: SamplingConfig,
+    prompts_dir: str | Path | None = None,
+    on_round: Callable[[Round], None] | None = None,
+) -> RefineResult:
+    """Run sequential refinement; ``on_round`` sees each round as soon as it is complete."""
+    threads = [Thread(index) for index in range(config.samples)]
+    for round_number in range(1, config.max_rounds + 1):
+        live = [thread for thread in threads if not thread.done]
+        if not live:
+            break
+        prompts = [_next_prompt(problem, thread, config, prompts_dir) for thread in live]
+        started = time.perf_counter()
+        results = engine.generate(
+            make_requests(prompts, sampling, n=1, seed_offset=round_number * ROUND_SEED_STRIDE)
+        )
+        generate_s = time.perf_counter() - started
+        parsed = [parse_generation(result.completions[0].text, result.completions[0].finish_reason) for result in results]
+        verifications: dict[int, Verification] = {}
+        if config.feedback == "verifier":
+            checkable = [position for position, item in enumerate(parsed) if item.proof]
+            found = verify_proofs(
+                engine,
+                [(problem, parsed[position].proof) for position in checkable],
+                config.verify_samples,
+                sampling,
+                prompts_dir,
+                seed_offset=round_number * ROUND_SEED_STRIDE + 50_000,
+            )
+            verifications = dict(zip(checkable, found))
+        for position, (thread, prompt, result, item) in enumerate(zip(live, prompts, results, parsed)):
+            completion = result.completions[0]
+            round_ = Round(
+                thread=thread.index,
+                round=round_number,
+                prompt=prompt,
+                completion=completion.text,
+                finish_reason=completion.finish_reason,
+                parsed=item,
+                prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens,
+                generate_s=generate_s,
+                verification=verifications.get(position),
+            )
+            thread.rounds.append(round_)
+            thread.done = round_.feedback_score == 1.0
+            if on_round is not None:
+                on_round(round_)
+    finals = [thread.last for thread in threads if thread.last is not None]
+    best = max(finals, key=_rank)  # max keeps the first of equals: the earlier thread wins ties
+    return RefineResult(best, tuple(tuple(thread.rounds) for thread in threads))
+
+
+def _next_prompt(problem: str, thread: Thread, config: RefineConfig, prompts_dir: str | Path | None) -> tuple[ChatMessage, ...]:
+    last = thread.last
+    if last is None or not last.parsed.proof:
+        return generation_messages(problem, prompts_dir)
+    return refinement_messages(problem, last.parsed.proof, last.evaluations(config.max_evaluations), prompts_dir)

@@ -1,0 +1,3 @@
+from proofsmith.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""The ``proofsmith`` command. Parsing only: each command imports its heavy parts when it runs.
+
+Known errors (``data.errors.ProofsmithError``) become one line on stderr and exit code 2;
+``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from data.errors import ProofsmithError
+from proofsmith import __version__
+from proofsmith.options import ENGINE_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, add_flags
+
+
+def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...]) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=summary, description=summary)
+    parser.add_argument("--config", metavar="FILE", help="TOML file with [engine], [sampling], [prove], [verify], [meta_verify] tables")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override any config field (repeatable)")
+    parser.add_argument("--dry-run", action="store_true", help="print the resolved config as TOML and stop")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout and nothing else there")
+    parser.add_argument("--verbose", action="store_true", help="log progress of the libraries to stderr")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    add_flags(parser, flags, f"{name} settings")
+    add_flags(parser, ENGINE_FLAGS, "engine and sampling")
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="proofsmith",
+        description="Self-verifiable math proofs: generate and self-refine, verify, meta-verify.",
+    )
+    parser.add_argument("--version", action="version", version=f"proofsmith {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    prove = _command_parser(subparsers, "prove", "generate a proof and refine it until its self-evaluation gives 1", PROVE_FLAGS)
+    prove.add_argument("problem", nargs="?", help="the problem statement (or use --problem-file)")
+    prove.add_argument("--problem-file", metavar="FILE", help="read the problem from FILE ('-' for stdin)")
+    prove.add_argument("--out", metavar="RUN.jsonl", help="record every round (prompt, completion, scores, tokens, timings) as JSONL")
+
+    verify = _command_parser(subparsers, "verify", "score a proof 0 / 0.5 / 1 with the verifier", VERIFY_FLAGS)
+    verify.add_argument("--problem", required=True, metavar="FILE", help="file with the problem statement")
+    verify.add_argument("--proof", required=True, metavar="FILE", help="file with the proof to score")
+
+    meta = _command_parser(subparsers, "meta-verify", "rate whether a verifier analysis is accurate", META_VERIFY_FLAGS)
+    meta.add_argument("--problem", required=True, metavar="FILE", help="file with the problem statement")
+    meta.add_argument("--proof", required=True, metavar="FILE", help="file with the proof that was analysed")
+    meta.add_argument("--analysis", required=True, metavar="FILE", help="file with the verifier's analysis")
+    return parser
+
+
+def _handler(command: str) -> Callable[[argparse.Namespace], int]:
+    if command == "prove":
+        from proofsmith.commands import prove
+
+        return prove.run
+    if command == "verify":
+        from proofsmith.commands import verify
+
+        return verify.run
+    from proofsmith.commands import meta_verify
+
+    return meta_verify.run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from proofsmith.commands.common import quiet_libraries
+
+    quiet_libraries(args.verbose)
+    try:
+        return _handler(args.command)(args)
+    except ProofsmithError as error:
+        if args.debug:
+            raise
+        print(f"proofsmith: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("proofsmith: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - the one place unexpected errors are translated
+        if args.debug:
+            raise
+        print(f"proofsmith: internal error: {type(error).__name__}: {error} (rerun with --debug for the traceback)", file=sys.stderr)
+        return 1

@@ -1,0 +1,48 @@
+"""What every command does first: resolve the config, quiet the libraries, open the engine."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Any
+
+from engine.auto import Workload
+from engine.base import Engine
+from proofsmith.config import Config, resolve_config, to_toml
+from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
+
+
+def resolve(args: argparse.Namespace, flags: tuple[Flag, ...]) -> Config:
+    overrides = overrides_from(args, ENGINE_FLAGS + flags)
+    return resolve_config(args.config, overrides, args.set)
+
+
+def quiet_libraries(verbose: bool) -> None:
+    """Keep transformers/vLLM chatter and weight-loading bars off the terminal unless asked."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not verbose:
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def print_dry_run(config: Config) -> None:
+    sys.stdout.write(to_toml(config))
+
+
+def open_engine(config: Config, workload: Workload) -> Engine:
+    from engine.factory import create_engine
+
+    return create_engine(config.engine, workload)
+
+
+def engine_record(engine: Engine) -> dict[str, Any]:
+    return {"engine": engine.name, "model": engine.model}

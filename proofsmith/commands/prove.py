@@ -1,0 +1,108 @@
+"""``proofsmith prove``: generate a proof and refine it until it grades itself 1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from data.errors import InputError
+from data.inputs import read_text
+from engine.auto import Workload
+from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
+from proofsmith.config import config_dict
+from proofsmith.options import PROVE_FLAGS
+from proofsmith.run_files import JsonlRecorder, check_output_path
+
+
+def read_problem(args: argparse.Namespace) -> str:
+    if args.problem and args.problem_file:
+        raise InputError("give the problem as text or with --problem-file, not both")
+    if args.problem_file:
+        return read_text(args.problem_file, "problem")
+    if args.problem is None or not args.problem.strip():
+        raise InputError("no problem given: pass its text, or --problem-file FILE")
+    return args.problem.strip()
+
+
+def run(args: argparse.Namespace) -> int:
+    config = resolve(args, PROVE_FLAGS)
+    if args.dry_run:
+        print_dry_run(config)
+        return 0
+    problem = read_problem(args)
+    if args.out:
+        check_output_path(args.out)
+    from tqdm import tqdm
+
+    from generator.refine import refine
+
+    settings = config.prove
+    per_round = 1 + (settings.verify_samples if settings.feedback == "verifier" else 0)
+    workload = Workload(settings.samples, settings.samples * settings.max_rounds * per_round * config.sampling.max_tokens)
+    started = time.perf_counter()
+    engine = open_engine(config, workload)
+    recorder = JsonlRecorder(args.out) if args.out else None
+    try:
+        if recorder:
+            recorder.write({"type": "config", "problem": problem, "config": config_dict(config), **engine_record(engine)})
+        progress = tqdm(total=settings.max_rounds * settings.samples, desc="rounds", unit="round", file=sys.stderr, leave=False)
+
+        def on_round(round_: Any) -> None:
+            progress.update(1)
+            progress.set_postfix(score=round_.feedback_score)
+            if recorder:
+                recorder.write({**round_.to_record(), **engine_record(engine)})
+
+        result = refine(engine, problem, settings, config.sampling, config.prompts_dir or None, on_round)
+        progress.close()
+        summary = summarize(result, settings.feedback, time.perf_counter() - started, engine_record(engine))
+        if recorder:
+            recorder.write({"type": "result", **summary})
+            recorder.commit()
+    finally:
+        engine.close()
+        if recorder:
+            recorder.close()
+    if args.json:
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    else:
+        print_summary(summary)
+    return 0
+
+
+def summarize(result: Any, feedback: str, elapsed_s: float, engine: dict[str, Any]) -> dict[str, Any]:
+    best = result.best
+    verification = best.verification
+    return {
+        "proof": best.parsed.proof,
+        "self_evaluation": best.parsed.self_evaluation.analysis,
+        "self_score": best.parsed.self_score,
+        "verifier_mean": verification.mean_score if verification else None,
+        "feedback": feedback,
+        "thread": best.thread,
+        "rounds": result.rounds_used,
+        "stopped": "score 1" if best.feedback_score == 1.0 else "round limit",
+        "format_errors": list(best.parsed.all_format_errors),
+        "total_completion_tokens": sum(r.completion_tokens for thread in result.threads for r in thread),
+        "elapsed_s": round(elapsed_s, 2),
+        **engine,
+    }
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    score = summary["self_score"]
+    print("## Proof\n")
+    print(summary["proof"] or "(the model produced no proof)")
+    print(f"\n## Self evaluation (self-score: {'format failure' if score is None else f'{score:g}'})\n")
+    print(summary["self_evaluation"] or "(no usable self-evaluation)")
+    if summary["format_errors"]:
+        print(f"\n(format problems: {'; '.join(summary['format_errors'])})")
+    verifier = summary["verifier_mean"]
+    verifier_part = f"  verifier mean: {verifier:g}" if verifier is not None else ""
+    print(
+        f"\nrounds: {summary['rounds']} (stopped: {summary['stopped']}){verifier_part}"
+        f"  engine: {summary['engine']}  model: {summary['model']}  time: {summary['elapsed_s']} s"
+    )

@@ -1,0 +1,52 @@
+"""``proofsmith verify``: score one proof with n verifier samples."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from data.inputs import read_text
+from engine.auto import Workload
+from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
+from proofsmith.options import VERIFY_FLAGS
+
+
+def run(args: argparse.Namespace) -> int:
+    config = resolve(args, VERIFY_FLAGS)
+    if args.dry_run:
+        print_dry_run(config)
+        return 0
+    problem = read_text(args.problem, "problem")
+    proof = read_text(args.proof, "proof")
+    from verifier.scoring import verify_proofs
+
+    samples = config.verify.samples
+    engine = open_engine(config, Workload(samples, samples * config.sampling.max_tokens))
+    try:
+        (verification,) = verify_proofs(engine, [(problem, proof)], samples, config.sampling, config.prompts_dir or None)
+    finally:
+        engine.close()
+    report: dict[str, Any] = {"score": verification.mean_score, **verification.to_dict(), **engine_record(engine)}
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+    else:
+        print_verification(report, "score")
+    return 0
+
+
+def print_verification(report: dict[str, Any], label: str) -> None:
+    """Human-readable summary: the mean, then each sample with its analysis."""
+    mean = report["mean_score"]
+    samples = report["samples"]
+    failures = report["format_failures"]
+    shown = "none (every sample failed the format)" if mean is None else f"{mean:g}"
+    print(f"{label}: {shown}  (mean of {len(samples) - failures} of {len(samples)} samples; {failures} format failures)")
+    print(f"engine: {report['engine']}  model: {report['model']}")
+    for number, sample in enumerate(samples, start=1):
+        sample_score = "format failure" if sample["score"] is None else f"{sample['score']:g}"
+        print(f"\n--- sample {number}: {label} {sample_score} ---")
+        if sample["format_errors"]:
+            print(f"(format: {'; '.join(sample['format_errors'])})")
+        print(sample["analysis"].strip())

@@ -1,0 +1,91 @@
+"""Command-line flags that override config fields; their help is the field's docstring.
+
+A flag left out of the command line does not override anything, so the order of
+precedence stays: defaults < ``--config`` TOML < flags < ``--set section.key=value``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from proofsmith.config import Config, field_docs
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str
+    path: str
+    """Dotted config field the flag sets, e.g. ``engine.backend``."""
+    repeatable: bool = False
+    metavar: str | None = None
+
+
+ENGINE_FLAGS: tuple[Flag, ...] = (
+    Flag("--engine", "engine.backend", metavar="NAME"),
+    Flag("--model", "engine.model", metavar="MODEL"),
+    Flag("--base-url", "engine.base_urls", repeatable=True, metavar="URL"),
+    Flag("--api-key-env", "engine.api_key_env", metavar="VAR"),
+    Flag("--max-concurrency", "engine.max_concurrency", metavar="N"),
+    Flag("--timeout", "engine.request_timeout_s", metavar="SECONDS"),
+    Flag("--max-retries", "engine.max_retries", metavar="N"),
+    Flag("--device", "engine.device", metavar="DEVICE"),
+    Flag("--dtype", "engine.dtype", metavar="DTYPE"),
+    Flag("--batch-size", "engine.batch_size", metavar="N"),
+    Flag("--temperature", "sampling.temperature", metavar="T"),
+    Flag("--top-p", "sampling.top_p", metavar="P"),
+    Flag("--max-tokens", "sampling.max_tokens", metavar="N"),
+    Flag("--seed", "sampling.seed", metavar="N"),
+    Flag("--prompts", "prompts_dir", metavar="DIR"),
+)
+
+PROVE_FLAGS: tuple[Flag, ...] = (
+    Flag("--max-rounds", "prove.max_rounds", metavar="N"),
+    Flag("--samples", "prove.samples", metavar="K"),
+    Flag("--feedback", "prove.feedback", metavar="SOURCE"),
+    Flag("--verify-samples", "prove.verify_samples", metavar="N"),
+    Flag("--max-evaluations", "prove.max_evaluations", metavar="N"),
+)
+VERIFY_FLAGS: tuple[Flag, ...] = (Flag("--samples", "verify.samples", metavar="N"),)
+META_VERIFY_FLAGS: tuple[Flag, ...] = (Flag("--samples", "meta_verify.samples", metavar="M"),)
+
+
+def _doc(path: str) -> str:
+    owner: Any = Config
+    parts = path.split(".")
+    for part in parts[:-1]:
+        owner = Config.__dataclass_fields__[part].default_factory  # type: ignore[misc]
+    default = Config()
+    for part in parts:
+        default = getattr(default, part)
+    shown = "unset" if default in (None, "", []) else default
+    return f"{field_docs(owner).get(parts[-1], '')} (default: {shown})"
+
+
+def add_flags(parser: argparse.ArgumentParser, flags: tuple[Flag, ...], title: str) -> None:
+    group = parser.add_argument_group(title)
+    for flag in flags:
+        group.add_argument(
+            flag.name,
+            dest=flag.path,
+            default=None,
+            action="append" if flag.repeatable else "store",
+            metavar=flag.metavar,
+            help=_doc(flag.path),
+        )
+
+
+def overrides_from(namespace: argparse.Namespace, flags: tuple[Flag, ...]) -> dict[str, Any]:
+    """The nested dict of the flags the user actually gave."""
+    nested: dict[str, Any] = {}
+    for flag in flags:
+        value = getattr(namespace, flag.path, None)
+        if value is None:
+            continue
+        cursor = nested
+        parts = flag.path.split(".")
+        for part in parts[:-1]:
+            cursor = cursor.setdefault(part, {})
+        cursor[parts[-1]] = value
+    return nested

@@ -1,0 +1,1 @@
+"""Verification: prompt, score/format parser (shared by every role), n-sample scoring."""

@@ -1,0 +1,155 @@
+"""Read a score out of a model's analysis; the one parser every role uses.
+
+Contract (DESIGN.md, "Parsing"):
+
+* Only the model's own visible answer counts: the text after the last ``</think>``. An
+  unclosed ``<think>`` means the answer never started.
+* The score is the last brace-matched ``\\boxed{}`` that follows the last closing phrase
+  ("Based on my evaluation, the final overall score should be:", or ``overal``), and only
+  punctuation or markup may follow it. A truncated completion (finish reason ``length``)
+  has no score. Together these rules stop a proof that the model echoes (with its own
+  ``\\boxed{1}`` and marker phrases) from supplying the score: an echo is either followed
+  by more of the model's text or cut off.
+* ``1``, ``1.0``, ``0.50``, ``.5``, ``\\frac{1}{2}``, ``1/2`` normalise; anything else, or
+  no score, is a *format failure*, recorded in ``format_errors`` with ``score=None`` and
+  never turned into 0.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from data.records import ALLOWED_SCORES, check_score
+
+
+@dataclass(frozen=True)
+class VerdictFormat:
+    """The phrases that open and close one role's analysis."""
+
+    opener: str
+    closers: tuple[str, ...]
+
+
+VERIFIER_FORMAT = VerdictFormat(
+    opener="Here is my evaluation of the solution:",
+    closers=(
+        "Based on my evaluation, the final overall score should be:",
+        "Based on my evaluation, the final overal score should be:",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A parsed analysis. ``score`` is None exactly when the format failed to give one."""
+
+    score: float | None
+    analysis: str
+    format_errors: tuple[str, ...] = ()
+    raw_score: str | None = None
+    """The boxed text as the model wrote it, for the record."""
+
+    def __post_init__(self) -> None:
+        check_score(self.score)
+        object.__setattr__(self, "format_errors", tuple(self.format_errors))
+
+    @property
+    def format_ok(self) -> bool:
+        return self.score is not None and not self.format_errors
+
+
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_BOXED = re.compile(r"\\boxed\s*\{")
+_TRAILER_ALLOWED = re.compile(r"[\s.,;:!$*_`)\]}>|\\-]*")
+_DECIMAL = re.compile(r"^\+?(\d+(\.\d*)?|\.\d+)$")
+_FRACTION = re.compile(r"^\\[dt]?frac\s*\{?\s*(\d+)\s*\}?\s*\{?\s*(\d+)\s*\}?$")
+_SLASH = re.compile(r"^(\d+)\s*/\s*(\d+)$")
+
+
+def visible_text(text: str) -> tuple[str, str | None]:
+    """The answer after any reasoning, and an error when the reasoning never closed."""
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        return text[closes[-1].end():], None
+    if _THINK_OPEN.search(text):
+        return "", "reasoning block <think> is never closed"
+    return text, None
+
+
+def boxed_spans(text: str) -> list[tuple[int, int, str]]:
+    """Every brace-matched ``\\boxed{...}`` as (start, end, content); unbalanced ones are skipped."""
+    spans: list[tuple[int, int, str]] = []
+    for match in _BOXED.finditer(text):
+        depth, position = 1, match.end()
+        while position < len(text) and depth:
+            char = text[position]
+            if char == "\\" and position + 1 < len(text) and text[position + 1] in "{}":
+                position += 2
+                continue
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            position += 1
+        if depth == 0:
+            spans.append((match.start(), position, text[match.end(): position - 1]))
+    return spans
+
+
+def normalize_score(raw: str) -> float | None:
+    """Map a boxed score to 0, 0.5 or 1; None when it is anything else."""
+    cleaned = raw.strip().strip("$").strip()
+    cleaned = re.sub(r"^\\(?:text|mathrm|mathbf|textbf)\s*\{(.*)\}$", r"\1", cleaned).strip()
+    value: float | None = None
+    if _DECIMAL.match(cleaned):
+        value = float(cleaned)
+    elif match := (_FRACTION.match(cleaned) or _SLASH.match(cleaned)):
+        numerator, denominator = int(match.group(1)), int(match.group(2))
+        value = numerator / denominator if denominator else None
+    return value if value in ALLOWED_SCORES else None
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """A phrase matcher tolerant of case, spacing, markdown emphasis and a missing colon."""
+    words = phrase.rstrip(":").split()
+    body = r"[\s*_]+".join(re.escape(word) for word in words)
+    return re.compile(body + r"[\s*_]*:?", re.IGNORECASE)
+
+
+def parse_verdict(text: str, fmt: VerdictFormat = VERIFIER_FORMAT, finish_reason: str | None = None) -> Verdict:
+    """Parse one completion in ``fmt``; see the module docstring for the rules."""
+    visible, think_error = visible_text(text)
+    errors: list[str] = [think_error] if think_error else []
+    if finish_reason == "length":
+        errors.append("truncated: the completion hit max_tokens before finishing")
+
+    closer = None
+    for pattern in (phrase_pattern(phrase) for phrase in fmt.closers):
+        for match in pattern.finditer(visible):
+            if closer is None or match.start() > closer.start():
+                closer = match
+    opener_matches = list(phrase_pattern(fmt.opener).finditer(visible))
+    opener = opener_matches[0] if opener_matches else None
+    body_start = opener.end() if opener else 0
+    body_end = closer.start() if closer else len(visible)
+    analysis = visible[body_start:body_end].strip() if body_end >= body_start else visible.strip()
+    if opener is None:
+        errors.append(f"missing opening phrase {fmt.opener!r}")
+
+    if closer is None:
+        errors.append(f"missing closing phrase {fmt.closers[0]!r}")
+        return Verdict(None, analysis, tuple(errors))
+    boxes = [span for span in boxed_spans(visible) if span[0] >= closer.end()]
+    if not boxes:
+        errors.append("no brace-matched \\boxed{} score after the closing phrase")
+        return Verdict(None, analysis, tuple(errors))
+    _, end, raw = boxes[-1]
+    trailer = visible[end:]
+    if _TRAILER_ALLOWED.fullmatch(trailer) is None:
+        errors.append("text follows the final \\boxed{} score")
+        return Verdict(None, analysis, tuple(errors), raw)
+    if finish_reason == "length" or think_error:
+        return Verdict(None, analysis, tuple(errors), raw)
+    score = normalize_score(raw)
+    if score is None:
+        errors.append(f"score {raw.strip()!r} is not one of 0, 0.5, 1")
+    return Verdict(score, analysis, tuple(errors), raw)
