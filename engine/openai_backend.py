@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, PromptTooLongError
+from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, ProofsmithError, PromptTooLongError
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
 from engine.model_store import EMBEDDED
@@ -28,6 +28,19 @@ from engine.model_store import EMBEDDED
 logger = logging.getLogger(__name__)
 
 _CONTEXT_MARKERS = ("maximum context length", "longer than the maximum model length", "context length", "too long")
+
+
+def first_error(group: BaseExceptionGroup) -> BaseException:
+    """The first user-facing error in a (nested) exception group, else its first error."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        error = pending.pop(0)
+        if isinstance(error, BaseExceptionGroup):
+            pending[:0] = list(error.exceptions)
+        else:
+            leaves.append(error)
+    return next((error for error in leaves if isinstance(error, ProofsmithError)), leaves[0])
 
 
 class OpenAIEngine:
@@ -61,8 +74,12 @@ class OpenAIEngine:
             if not self._model_known:
                 await self._discover_model(client)
             semaphore = asyncio.Semaphore(self.config.max_concurrency)
-            async with asyncio.TaskGroup() as group:
-                tasks = [group.create_task(self._complete(client, semaphore, request)) for request in requests]
+            try:
+                async with asyncio.TaskGroup() as group:
+                    tasks = [group.create_task(self._complete(client, semaphore, request)) for request in requests]
+            except BaseExceptionGroup as failures:
+                # One failed request cancels the rest; report it as itself, not as a group.
+                raise first_error(failures) from None
         return [task.result() for task in tasks]
 
     def _headers(self) -> dict[str, str]:

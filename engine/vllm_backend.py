@@ -74,20 +74,27 @@ class VLLMEngine:
             seed=request.seed,
         )
 
+    def _check_lengths(self, requests: Sequence[GenerationRequest]) -> None:
+        """Refuse a prompt that cannot fit before vLLM rejects the whole batch for it."""
+        tokenizer = self._llm.get_tokenizer()
+        for index, request in enumerate(requests):
+            encoded = tokenizer.apply_chat_template(request.message_dicts(), add_generation_prompt=True, tokenize=True)
+            length = len(encoded["input_ids"] if hasattr(encoded, "keys") else encoded)
+            if length >= self.context_length:
+                raise PromptTooLongError(
+                    f"prompt {index} has {length} tokens; the model's context holds {self.context_length}"
+                )
+
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         if not requests:
             return []
         started = time.perf_counter()
-        try:
-            outputs = self._llm.chat(
-                [request.message_dicts() for request in requests],
-                [self._sampling_params(request) for request in requests],
-                use_tqdm=False,
-            )
-        except ValueError as error:
-            if "longer than the maximum model length" in str(error) or "maximum context length" in str(error):
-                raise PromptTooLongError(f"prompt does not fit the model's context of {self.context_length} tokens") from error
-            raise
+        self._check_lengths(requests)
+        outputs = self._llm.chat(
+            [request.message_dicts() for request in requests],
+            [self._sampling_params(request) for request in requests],
+            use_tqdm=False,
+        )
         elapsed = time.perf_counter() - started
         results = []
         for output in outputs:

@@ -66,6 +66,4 @@ def parse_generation(text: str, finish_reason: str | None = None) -> GeneratedPr
     if not proof:
         errors.append("the solution section is empty")
     verdict = parse_verdict(visible[last_evaluation.end():], VERIFIER_FORMAT, finish_reason)
-    if think_error and verdict.score is not None:
-        verdict = Verdict(None, verdict.analysis, verdict.format_errors + (think_error,), verdict.raw_score)
     return GeneratedProof(proof, verdict, tuple(errors))

