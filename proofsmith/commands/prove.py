@@ -48,16 +48,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         if recorder:
             recorder.write({"type": "config", "problem": problem, "config": config_dict(config), **engine_record(engine)})
-        progress = tqdm(total=settings.max_rounds * settings.samples, desc="rounds", unit="round", file=sys.stderr, leave=False)
+        with tqdm(
+            total=settings.max_rounds * settings.samples, desc="rounds", unit="round", file=sys.stderr, leave=False, disable=None
+        ) as progress:
 
-        def on_round(round_: Any) -> None:
-            progress.update(1)
-            progress.set_postfix(score=round_.feedback_score)
-            if recorder:
-                recorder.write({**round_.to_record(), **engine_record(engine)})
+            def on_round(round_: Any) -> None:
+                progress.update(1)
+                progress.set_postfix(score=round_.feedback_score)
+                if recorder:
+                    recorder.write({**round_.to_record(), **engine_record(engine)})
 
-        result = refine(engine, problem, settings, config.sampling, config.prompts_dir or None, on_round)
-        progress.close()
+            result = refine(engine, problem, settings, config.sampling, config.prompts_dir or None, on_round)
         summary = summarize(result, settings.feedback, time.perf_counter() - started, engine_record(engine))
         if recorder:
             recorder.write({"type": "result", **summary})

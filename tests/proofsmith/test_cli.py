@@ -1,0 +1,125 @@
+"""The three commands end to end on the embedded model, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+PROBLEM = "Prove that the product of two odd integers is odd."
+PROOF = "Let a = 2m + 1 and b = 2n + 1. Then ab = 4mn + 2m + 2n + 1 = 2(2mn + m + n) + 1, which is odd."
+ANALYSIS = (
+    "Here is my evaluation of the solution:\nThe algebra is correct and complete.\n"
+    "Based on my evaluation, the final overall score should be: \\boxed{1}"
+)
+SHORT = ("--max-tokens", "40", "--seed", "0")
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    paths = {"problem": tmp_path / "problem.txt", "proof": tmp_path / "proof.md", "analysis": tmp_path / "analysis.md"}
+    for name, text in (("problem", PROBLEM), ("proof", PROOF), ("analysis", ANALYSIS)):
+        paths[name].write_text(text, encoding="utf-8")
+    return {name: str(path) for name, path in paths.items()}
+
+
+def test_prove_records_every_round(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    out = tmp_path / "run.jsonl"
+    result = cli("prove", PROBLEM, "--engine", "transformers", "--max-rounds", "2", "--out", str(out), "--json", *SHORT)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)  # stdout holds exactly one JSON object
+    assert summary["rounds"] in (1, 2) and summary["engine"] == "transformers" and summary["model"] == "embedded"
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert records[0]["type"] == "config" and records[0]["config"]["prove"]["max_rounds"] == 2
+    rounds = [record for record in records if record["type"] == "round"]
+    assert [record["round"] for record in rounds] == list(range(1, len(rounds) + 1))
+    for record in rounds:
+        assert record["prompt"][0]["role"] == "user" and PROBLEM in record["prompt"][0]["content"]
+        assert record["completion"] and record["finish_reason"] in ("stop", "length")
+        assert record["completion_tokens"] > 0 and record["prompt_tokens"] > 0 and record["generate_s"] > 0
+        assert record["engine"] == "transformers" and "self_score" in record and "proof" in record
+    assert records[-1]["type"] == "result" and records[-1]["rounds"] == summary["rounds"]
+    assert not (tmp_path / "run.jsonl.partial").exists()
+
+
+def test_prove_with_verifier_feedback_and_threads(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    out = tmp_path / "run.jsonl"
+    result = cli(
+        "prove", PROBLEM, "--engine", "transformers", "--max-rounds", "1", "--samples", "2",
+        "--feedback", "verifier", "--verify-samples", "2", "--out", str(out), *SHORT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "## Proof" in result.stdout and "rounds: 1" in result.stdout
+    rounds = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()][1:-1]
+    assert sorted(record["thread"] for record in rounds) == [0, 1]
+    for record in rounds:
+        if record["proof"]:
+            assert len(record["verification"]["samples"]) == 2
+
+
+def test_verify_json_and_text(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
+    result = cli("verify", "--problem", files["problem"], "--proof", files["proof"], "--samples", "3", "--json", *SHORT)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["samples"]) == 3 and len(report["scores"]) == 3
+    valid = [score for score in report["scores"] if score is not None]
+    assert report["score"] == (sum(valid) / len(valid) if valid else None)
+    assert report["format_failures"] == 3 - len(valid)
+    text = cli("verify", "--problem", files["problem"], "--proof", files["proof"], "--samples", "1", *SHORT)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("score: ") and "--- sample 1:" in text.stdout
+
+
+def test_meta_verify_json(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
+    result = cli(
+        "meta-verify", "--problem", files["problem"], "--proof", files["proof"], "--analysis", files["analysis"],
+        "--samples", "2", "--json", *SHORT,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["samples"]) == 2 and "rating" in report
+
+
+def test_verify_on_in_process_vllm(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
+    result = cli(
+        "verify", "--problem", files["problem"], "--proof", files["proof"], "--engine", "vllm", "--samples", "2",
+        "--json", "--set", "engine.max_model_len=4096", *SHORT,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["engine"] == "vllm" and len(report["samples"]) == 2
+
+
+def test_verify_through_a_real_server(cli, files: dict[str, str], vllm_server) -> None:
+    result = cli(
+        "verify", "--problem", files["problem"], "--proof", files["proof"], "--base-url", vllm_server.base_url,
+        "--samples", "2", "--json", *SHORT,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["engine"] == "openai" and report["model"] == "smollm2" and len(report["samples"]) == 2
+
+
+def test_user_prompt_directory_replaces_a_template(cli, files: dict[str, str], tmp_path: Path, embedded_checkpoint: str) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "verify.md").write_text("Grade this.\n{{problem}}\n{{proof}}\nAnswer with \\boxed{1} or \\boxed{0}.", encoding="utf-8")
+    result = cli(
+        "verify", "--problem", files["problem"], "--proof", files["proof"], "--prompts", str(prompts),
+        "--samples", "1", "--json", *SHORT,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_dry_run_prints_the_resolved_config_without_loading_a_model(cli, tmp_path: Path) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text("[prove]\nmax_rounds = 5\n[engine]\nbatch_size = 4\n", encoding="utf-8")
+    result = cli("prove", PROBLEM, "--config", str(config), "--max-rounds", "3", "--set", "sampling.seed=9", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    resolved = tomllib.loads(result.stdout)
+    assert resolved["prove"]["max_rounds"] == 3 and resolved["engine"]["batch_size"] == 4
+    assert resolved["sampling"]["seed"] == 9

@@ -1,0 +1,88 @@
+"""Bad input: one line on stderr naming the problem, exit code 2, no traceback, no output file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.vllm_server import free_port
+
+
+def assert_clean_error(result, fragment: str) -> None:
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("proofsmith: error: ") and fragment in last_line, result.stderr
+    assert result.stdout == ""
+
+
+@pytest.fixture
+def problem(tmp_path: Path) -> Path:
+    path = tmp_path / "problem.txt"
+    path.write_text("Prove that 1 + 1 = 2.", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [(None, "proof file not found"), (b"", "is empty"), (b"  \n\t\n", "is empty"), (b"caf\xe9 proof", "is not UTF-8")],
+    ids=["missing", "empty", "whitespace", "latin-1"],
+)
+def test_bad_proof_file(cli, tmp_path: Path, problem: Path, content: bytes | None, fragment: str) -> None:
+    proof = tmp_path / "proof.md"
+    if content is not None:
+        proof.write_bytes(content)
+    assert_clean_error(cli("verify", "--problem", str(problem), "--proof", str(proof)), fragment)
+
+
+def test_directory_instead_of_a_file(cli, tmp_path: Path, problem: Path) -> None:
+    assert_clean_error(cli("verify", "--problem", str(tmp_path), "--proof", str(problem)), "is a directory")
+
+
+def test_missing_problem_file_for_prove(cli, tmp_path: Path) -> None:
+    assert_clean_error(cli("prove", "--problem-file", str(tmp_path / "nope.txt")), "problem file not found")
+
+
+def test_unknown_engine(cli, problem: Path) -> None:
+    assert_clean_error(cli("verify", "--problem", str(problem), "--proof", str(problem), "--engine", "tgi"), "unknown engine 'tgi'")
+
+
+def test_model_path_that_does_not_exist(cli, problem: Path) -> None:
+    result = cli("verify", "--problem", str(problem), "--proof", str(problem), "--engine", "transformers", "--model", "./models/nothing-here")
+    assert_clean_error(result, "model path does not exist: ./models/nothing-here")
+
+
+def test_unreachable_server(cli, problem: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    result = cli(
+        "verify", "--problem", str(problem), "--proof", str(problem), "--base-url", url, "--model", "m",
+        "--max-retries", "2", "--set", "engine.retry_backoff_s=0.05",
+    )
+    assert_clean_error(result, "server unreachable after 3 attempts")
+
+
+def test_bad_config_value_and_file(cli, problem: Path, tmp_path: Path) -> None:
+    assert_clean_error(cli("prove", "x", "--max-rounds", "many"), "prove.max_rounds must be an integer")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[prove\n", encoding="utf-8")
+    assert_clean_error(cli("prove", "x", "--config", str(broken)), "is not valid TOML")
+
+
+def test_output_directory_must_exist(cli, tmp_path: Path) -> None:
+    assert_clean_error(cli("prove", "x", "--out", str(tmp_path / "missing" / "run.jsonl")), "output directory does not exist")
+
+
+@pytest.mark.slow
+def test_prompt_longer_than_the_context_leaves_no_complete_output(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    long_problem = tmp_path / "long.txt"
+    long_problem.write_text("Prove that the following holds. " + "x + " * 9000 + "x = x.", encoding="utf-8")
+    out = tmp_path / "run.jsonl"
+    result = cli("prove", "--problem-file", str(long_problem), "--engine", "transformers", "--out", str(out), "--max-tokens", "8")
+    assert_clean_error(result, "the model's context holds 8192")
+    assert not out.exists()
+
+
+def test_debug_shows_the_traceback(cli, tmp_path: Path) -> None:
+    result = cli("prove", "--problem-file", str(tmp_path / "nope.txt"), "--debug")
+    assert result.returncode != 0 and "Traceback" in result.stderr
