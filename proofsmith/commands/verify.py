@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from data.inputs import read_text
 from engine.auto import Workload
+from engine.base import Engine
 from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
+from proofsmith.config import Config
 from proofsmith.options import VERIFY_FLAGS
 
 
@@ -23,16 +26,26 @@ def run(args: argparse.Namespace) -> int:
     from verifier.scoring import verify_proofs
 
     samples = config.verify.samples
+    return score_and_report(
+        args, config, samples, "score",
+        lambda engine: verify_proofs(engine, [(problem, proof)], samples, config.sampling, config.prompts_dir or None)[0],
+    )
+
+
+def score_and_report(
+    args: argparse.Namespace, config: Config, samples: int, label: str, score: Callable[[Engine], Any]
+) -> int:
+    """Open the engine, get one ``Verification`` from ``score``, print it as JSON or text."""
     engine = open_engine(config, Workload(samples, samples * config.sampling.max_tokens))
     try:
-        (verification,) = verify_proofs(engine, [(problem, proof)], samples, config.sampling, config.prompts_dir or None)
+        verification = score(engine)
     finally:
         engine.close()
-    report: dict[str, Any] = {"score": verification.mean_score, **verification.to_dict(), **engine_record(engine)}
+    report: dict[str, Any] = {label: verification.mean_score, **verification.to_dict(), **engine_record(engine)}
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
     else:
-        print_verification(report, "score")
+        print_verification(report, label)
     return 0
 
 
