@@ -17,10 +17,12 @@ from engine.config import EngineConfig
 
 @dataclass(frozen=True)
 class Workload:
-    """What a command is about to ask for: parallel sequences per stage and total new tokens."""
+    """What a command is about to ask for."""
 
     parallel_sequences: int
+    """Sequences one stage decodes together (requests times samples)."""
     total_new_tokens: int
+    """Upper bound of tokens the whole command generates."""
 
     def __post_init__(self) -> None:
         if self.parallel_sequences < 1 or self.total_new_tokens < 0:
@@ -30,7 +32,9 @@ class Workload:
 @dataclass(frozen=True)
 class BackendProfile:
     start_s: float
+    """Seconds from construction to the first request, model cached."""
     single_stream_tokens_per_s: float
+    """Throughput with one sequence decoding."""
     batched_tokens_per_s: float
     """Throughput with >= 8 sequences decoding together."""
 

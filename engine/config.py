@@ -52,6 +52,14 @@ class EngineConfig:
             raise ValueError("max_retries must be >= 0")
         if self.request_timeout_s <= 0:
             raise ValueError("request_timeout_s must be > 0")
+        if self.retry_backoff_s < 0:
+            raise ValueError("retry_backoff_s must be >= 0")
+        if not 0 < self.gpu_memory_utilization <= 1:
+            raise ValueError("gpu_memory_utilization must be in (0, 1]")
+        if self.cpu_kv_cache_gb <= 0:
+            raise ValueError("cpu_kv_cache_gb must be > 0")
+        if self.max_model_len < 0:
+            raise ValueError("max_model_len must be >= 0 (0: the model's own)")
 
 
 @dataclass

@@ -81,7 +81,8 @@ def resolve(model: str) -> ModelSource:
         if path.is_dir() and (path / "config.json").exists():
             return ModelSource(model, str(path), "checkpoint")
         raise ModelNotFoundError(f"{model} is neither a .gguf file nor a directory with config.json")
-    if _HUB_ID.match(model) and not model.startswith((".", "/", "~")):
+    # "org/name" is a Hub id, unless "org" is a local folder: then it is a missing local path.
+    if _HUB_ID.match(model) and not model.startswith((".", "/", "~")) and not Path(model.split("/")[0]).exists():
         return ModelSource(model, model, "hub")
     raise ModelNotFoundError(f"model path does not exist: {model}")
 

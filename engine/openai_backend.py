@@ -43,6 +43,20 @@ def first_error(group: BaseExceptionGroup) -> BaseException:
     return next((error for error in leaves if isinstance(error, ProofsmithError)), leaves[0])
 
 
+def error_message(response: Any) -> str:
+    """The server's own words from an error answer, whatever shape its JSON has."""
+    try:
+        detail = response.json()
+    except ValueError:
+        return str(response.text)
+    if isinstance(detail, dict):
+        inner = detail.get("error")
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        return str(detail.get("message") or inner or detail)
+    return str(detail)
+
+
 class OpenAIEngine:
     name = "openai"
 
@@ -123,11 +137,19 @@ class OpenAIEngine:
             url = next(self._next_url) + path
             try:
                 response = await client.request(method, url, json=payload, headers=self._headers())
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
+                raise InputError(f"invalid --base-url {url}: {error}") from None
             except httpx.TransportError as error:
                 last_problem = f"{url}: {type(error).__name__} {error}".strip()
             else:
                 if response.status_code == 200:
-                    return response.json()
+                    try:
+                        body = response.json()
+                    except ValueError:
+                        body = None
+                    if not isinstance(body, dict):
+                        raise EngineUnavailableError(f"{url} did not answer with a JSON object; is --base-url the server's /v1 endpoint?")
+                    return body
                 if response.status_code == 429 or response.status_code >= 500:
                     last_problem = f"{url}: HTTP {response.status_code}"
                 else:
@@ -139,16 +161,13 @@ class OpenAIEngine:
         raise EngineUnavailableError(f"server unreachable after {attempts} attempts: {last_problem}")
 
     def _request_error(self, url: str, response: Any) -> Exception:
-        try:
-            detail = response.json()
-            message = str(detail.get("error", {}).get("message") if isinstance(detail.get("error"), dict) else detail.get("message") or detail)
-        except ValueError:
-            message = response.text
-        message = " ".join(message.split())[:300]
+        message = " ".join(error_message(response).split())[:300]
         if response.status_code == 400 and any(marker in message.lower() for marker in _CONTEXT_MARKERS):
             return PromptTooLongError(f"prompt does not fit the model's context: {message}")
         if response.status_code == 404:
-            return ModelNotFoundError(f"{url}: model {self.model!r} not found: {message}")
+            if "model" in message.lower():
+                return ModelNotFoundError(f"{url}: model {self.model!r} not found: {message}")
+            return EngineUnavailableError(f"{url}: HTTP 404 (does --base-url end in /v1?): {message}")
         if response.status_code in (401, 403):
             return EngineUnavailableError(f"{url}: HTTP {response.status_code} (is ${self.config.api_key_env} set?): {message}")
         return EngineUnavailableError(f"{url}: HTTP {response.status_code}: {message}")

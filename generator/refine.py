@@ -6,7 +6,8 @@ second batch). A thread stops once its feedback score is 1 (the self-score, or t
 verifier score with ``feedback='verifier'``) or after ``max_rounds``. A round whose
 completion has no usable proof restarts that thread from the first-attempt prompt. The
 final proof of the run is the last proof of the thread with the best feedback score
-(ties: the earlier thread); a missing score ranks below 0.
+(ties: the earlier thread); a missing score ranks below 0, and a round without a proof
+has no score, whatever its self-evaluation says.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ class Round:
 
     @property
     def feedback_score(self) -> float | None:
+        """The score that steers refinement; None when the round produced no proof to score."""
+        if not self.parsed.proof:
+            return None
         if self.verification is not None:
             return self.verification.mean_score
         return self.parsed.self_score

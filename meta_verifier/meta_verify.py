@@ -56,4 +56,4 @@ def meta_verify(
     """Rate each analysis ``samples`` times, all in one engine call."""
     prompts = [meta_verification_messages(item, prompts_dir) for item in items]
     results = engine.generate(make_requests(prompts, sampling, n=samples, seed_offset=seed_offset))
-    return [verification_from(result, META_FORMAT) for result in results]
+    return [verification_from(result, META_FORMAT, (item.proof, item.analysis)) for result, item in zip(results, items)]

@@ -16,10 +16,13 @@ from proofsmith.config import Config, field_docs
 @dataclass(frozen=True)
 class Flag:
     name: str
+    """The option as typed, e.g. ``--engine``."""
     path: str
     """Dotted config field the flag sets, e.g. ``engine.backend``."""
     repeatable: bool = False
+    """Whether the flag may be given several times, each adding to a list."""
     metavar: str | None = None
+    """Placeholder shown in ``--help``."""
 
 
 ENGINE_FLAGS: tuple[Flag, ...] = (

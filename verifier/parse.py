@@ -18,6 +18,7 @@ Contract (DESIGN.md, "Parsing"):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from data.records import ALLOWED_SCORES, check_score
@@ -122,30 +123,64 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(body + r"[\s*_]*:?", re.IGNORECASE)
 
 
-def parse_verdict(text: str, fmt: VerdictFormat = VERIFIER_FORMAT, finish_reason: str | None = None) -> Verdict:
-    """Parse one completion in ``fmt``; see the module docstring for the rules."""
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _verdict_end(visible: str, closer: re.Match[str], spans: list[tuple[int, int, str]]) -> int | None:
+    """Where the box right after ``closer`` ends, if only markup stands between them."""
+    following = next((span for span in spans if span[0] >= closer.end()), None)
+    if following and _TRAILER_ALLOWED.fullmatch(visible[closer.end(): following[0]]):
+        return following[1]
+    return None
+
+
+def _is_echo(visible: str, closer: re.Match[str], spans: list[tuple[int, int, str]], quoted: Sequence[str]) -> bool:
+    """True when the phrase and its box are copied word for word from material under review."""
+    end = _verdict_end(visible, closer, spans)
+    if end is None or not quoted:
+        return False
+    segment = _collapse(visible[closer.start(): end])
+    return any(segment in _collapse(text) for text in quoted)
+
+
+def parse_verdict(
+    text: str,
+    role_format: VerdictFormat = VERIFIER_FORMAT,
+    finish_reason: str | None = None,
+    quoted: Sequence[str] = (),
+) -> Verdict:
+    """Parse one completion in ``role_format``; see the module docstring for the rules.
+
+    ``quoted`` holds the texts the prompt put under review (the proof, an analysis). An
+    earlier closing phrase and box copied from them word for word is a quotation and does
+    not conflict with the final verdict. The final verdict always counts, even when it
+    matches planted text word for word: ignoring it would let a proof that plants the
+    verdicts 0 and 0.5 veto exactly the low scores and raise its mean.
+    """
     visible, think_error = visible_text(text)
     errors: list[str] = [think_error] if think_error else []
     if finish_reason == "length":
         errors.append("truncated: the completion hit max_tokens before finishing")
 
+    spans = boxed_spans(visible)
     closers = sorted(
-        (match for pattern in map(phrase_pattern, fmt.closers) for match in pattern.finditer(visible)),
+        (match for pattern in map(phrase_pattern, role_format.closers) for match in pattern.finditer(visible)),
         key=lambda match: match.start(),
     )
     closer = closers[-1] if closers else None
-    opener_matches = list(phrase_pattern(fmt.opener).finditer(visible))
+    opener_matches = list(phrase_pattern(role_format.opener).finditer(visible))
     opener = opener_matches[0] if opener_matches else None
     body_start = opener.end() if opener else 0
     body_end = closer.start() if closer else len(visible)
     analysis = visible[body_start:body_end].strip() if body_end >= body_start else visible.strip()
     if opener is None:
-        errors.append(f"missing opening phrase {fmt.opener!r}")
+        errors.append(f"missing opening phrase {role_format.opener!r}")
 
     if closer is None:
-        errors.append(f"missing closing phrase {fmt.closers[0]!r}")
+        errors.append(f"missing closing phrase {role_format.closers[0]!r}")
         return Verdict(None, analysis, tuple(errors))
-    boxes = [span for span in boxed_spans(visible) if span[0] >= closer.end()]
+    boxes = [span for span in spans if span[0] >= closer.end()]
     if not boxes:
         errors.append("no brace-matched \\boxed{} score after the closing phrase")
         return Verdict(None, analysis, tuple(errors))
@@ -163,21 +198,20 @@ def parse_verdict(text: str, fmt: VerdictFormat = VERIFIER_FORMAT, finish_reason
     score = normalize_score(raw)
     if score is None:
         errors.append(f"score {raw.strip()!r} is not one of 0, 0.5, 1")
-    elif _earlier_verdicts(visible, closers[:-1]) - {score}:
-        # A complete verdict with another score stands earlier: the final one may be quoted text.
+    elif _earlier_scores(visible, [match for match in closers[:-1] if not _is_echo(visible, match, spans, quoted)], spans) - {score}:
+        # Two verdicts that disagree, the earlier one not a quotation: neither can be trusted.
         errors.append("conflicting verdicts: an earlier closing phrase gives a different score")
         return Verdict(None, analysis, tuple(errors), raw)
     return Verdict(score, analysis, tuple(errors), raw)
 
 
-def _earlier_verdicts(visible: str, closers: list[re.Match[str]]) -> set[float]:
+def _earlier_scores(visible: str, closers: list[re.Match[str]], spans: list[tuple[int, int, str]]) -> set[float]:
     """Scores boxed right after earlier closing phrases (only markup in between)."""
-    spans = boxed_spans(visible)
     found: set[float] = set()
     for match in closers:
-        following = next((span for span in spans if span[0] >= match.end()), None)
-        if following and _TRAILER_ALLOWED.fullmatch(visible[match.end(): following[0]]):
-            score = normalize_score(following[2])
-            if score is not None:
-                found.add(score)
+        end = _verdict_end(visible, match, spans)
+        box = next((span for span in spans if span[1] == end), None)
+        score = normalize_score(box[2]) if box else None
+        if score is not None:
+            found.add(score)
     return found

@@ -78,14 +78,15 @@ class Verification:
         }
 
 
-def analysis_from(completion: Completion, fmt: VerdictFormat) -> Analysis:
-    verdict = parse_verdict(completion.text, fmt, completion.finish_reason)
+def analysis_from(completion: Completion, role_format: VerdictFormat, quoted: Sequence[str] = ()) -> Analysis:
+    verdict = parse_verdict(completion.text, role_format, completion.finish_reason, quoted)
     return Analysis(completion.text, verdict, completion.finish_reason, completion.completion_tokens)
 
 
-def verification_from(result: GenerationResult, fmt: VerdictFormat) -> Verification:
+def verification_from(result: GenerationResult, role_format: VerdictFormat, quoted: Sequence[str] = ()) -> Verification:
+    """Parse every sample of one request; ``quoted`` is the material the prompt put under review."""
     return Verification(
-        tuple(analysis_from(completion, fmt) for completion in result.completions),
+        tuple(analysis_from(completion, role_format, quoted) for completion in result.completions),
         result.prompt_tokens,
         result.completion_tokens,
         result.latency_s,
@@ -103,4 +104,4 @@ def verify_proofs(
     """Verify each (problem, proof) ``samples`` times, all in one engine call."""
     prompts = [verification_messages(problem, proof, prompts_dir) for problem, proof in items]
     results = engine.generate(make_requests(prompts, sampling, n=samples, seed_offset=seed_offset))
-    return [verification_from(result, VERIFIER_FORMAT) for result in results]
+    return [verification_from(result, VERIFIER_FORMAT, (proof,)) for result, (_, proof) in zip(results, items)]

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data.errors import InputError
 from data.inputs import read_text
@@ -15,6 +15,9 @@ from proofsmith.commands.common import engine_record, open_engine, print_dry_run
 from proofsmith.config import config_dict
 from proofsmith.options import PROVE_FLAGS
 from proofsmith.run_files import JsonlRecorder, check_output_path
+
+if TYPE_CHECKING:
+    from generator.refine import RefineResult, Round
 
 
 def read_problem(args: argparse.Namespace) -> str:
@@ -40,8 +43,12 @@ def run(args: argparse.Namespace) -> int:
     from generator.refine import refine
 
     settings = config.prove
-    per_round = 1 + (settings.verify_samples if settings.feedback == "verifier" else 0)
-    workload = Workload(settings.samples, settings.samples * settings.max_rounds * per_round * config.sampling.max_tokens)
+    verifying = settings.feedback == "verifier"
+    per_round = 1 + (settings.verify_samples if verifying else 0)
+    workload = Workload(
+        settings.samples * (settings.verify_samples if verifying else 1),
+        settings.samples * settings.max_rounds * per_round * config.sampling.max_tokens,
+    )
     started = time.perf_counter()
     engine = open_engine(config, workload)
     recorder = JsonlRecorder(args.out) if args.out else None
@@ -52,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             total=settings.max_rounds * settings.samples, desc="rounds", unit="round", file=sys.stderr, leave=False, disable=None
         ) as progress:
 
-            def on_round(round_: Any) -> None:
+            def on_round(round_: Round) -> None:
                 progress.update(1)
                 progress.set_postfix(score=round_.feedback_score)
                 if recorder:
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def summarize(result: Any, feedback: str, elapsed_s: float, engine: dict[str, Any]) -> dict[str, Any]:
+def summarize(result: RefineResult, feedback: str, elapsed_s: float, engine: dict[str, Any]) -> dict[str, Any]:
     best = result.best
     verification = best.verification
     return {

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data.inputs import read_text
 from engine.auto import Workload
@@ -14,6 +14,9 @@ from engine.base import Engine
 from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
 from proofsmith.config import Config
 from proofsmith.options import VERIFY_FLAGS
+
+if TYPE_CHECKING:
+    from verifier.scoring import Verification
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def score_and_report(
-    args: argparse.Namespace, config: Config, samples: int, label: str, score: Callable[[Engine], Any]
+    args: argparse.Namespace, config: Config, samples: int, label: str, score: Callable[[Engine], Verification]
 ) -> int:
     """Open the engine, get one ``Verification`` from ``score``, print it as JSON or text."""
     engine = open_engine(config, Workload(samples, samples * config.sampling.max_tokens))

@@ -1,0 +1,97 @@
+"""Refinement control flow, with a scripted engine at the one seam (the real model cannot
+be steered to a given score); tests/proofsmith/test_cli.py runs the same path on the real
+embedded model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from engine.base import Completion, GenerationRequest, GenerationResult
+from engine.config import SamplingConfig
+from generator.config import RefineConfig
+from generator.refine import refine
+
+OPENER = "Here is my evaluation of the solution:"
+CLOSER = "Based on my evaluation, the final overall score should be:"
+SAMPLING = SamplingConfig(max_tokens=64, seed=0)
+
+
+def generation(proof: str, self_score: str) -> str:
+    return f"## Solution\n{proof}\n\n## Self Evaluation\n{OPENER}\nChecked.\n{CLOSER} \\boxed{{{self_score}}}"
+
+
+def analysis(score: str, note: str) -> str:
+    return f"{OPENER}\n{note}\n{CLOSER} \\boxed{{{score}}}"
+
+
+class ScriptedEngine:
+    """Answers each request with ``script(prompt_text, call_number)``; records every prompt."""
+
+    name = "scripted"
+    model = "script"
+
+    def __init__(self, script: Callable[[str, int], str]) -> None:
+        self.script = script
+        self.prompts: list[str] = []
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        results = []
+        for request in requests:
+            prompt = request.messages[-1].content
+            self.prompts.append(prompt)
+            texts = [self.script(prompt, len(self.prompts)) for _ in range(request.n)]
+            completions = tuple(Completion(text, "stop", 10) for text in texts)
+            results.append(GenerationResult(completions, 100, 10 * request.n, 0.01))
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+def is_verification(prompt: str) -> bool:
+    return prompt.startswith("You are grading a proof")
+
+
+def test_a_thread_stops_once_it_grades_itself_1() -> None:
+    engine = ScriptedEngine(lambda prompt, call: generation("n = 2k + 1.", "1" if call >= 2 else "0"))
+    result = refine(engine, "Prove it.", RefineConfig(max_rounds=5), SAMPLING)
+    assert result.rounds_used == 2 and result.best.parsed.self_score == 1.0
+    assert "Earlier attempt" in engine.prompts[1] and "n = 2k + 1." in engine.prompts[1]
+
+
+def test_a_round_without_a_proof_has_no_score_and_restarts_the_thread() -> None:
+    empty = f"## Solution\n\n## Self Evaluation\n{OPENER}\nPerfect.\n{CLOSER} \\boxed{{1}}"
+    engine = ScriptedEngine(lambda prompt, call: empty)
+    rounds = []
+    result = refine(engine, "Prove it.", RefineConfig(max_rounds=3), SAMPLING, on_round=rounds.append)
+    assert [round_.feedback_score for round_ in rounds] == [None, None, None]
+    assert result.rounds_used == 3
+    assert all("Earlier attempt" not in prompt for prompt in engine.prompts)
+
+
+def test_verifier_feedback_quotes_issue_finding_analyses_first_and_picks_the_best_thread() -> None:
+    verdicts = iter(["1", "0", "0.5", "1", "1", "1", "0", "0", "0"])
+
+    def script(prompt: str, call: int) -> str:
+        if is_verification(prompt):
+            score = next(verdicts)
+            return analysis(score, f"critique giving {score}")
+        return generation("a proof", "1")
+
+    engine = ScriptedEngine(script)
+    config = RefineConfig(max_rounds=2, samples=2, feedback="verifier", verify_samples=3)
+    result = refine(engine, "Prove it.", config, SAMPLING)
+    thread_zero, thread_one = result.threads
+    assert thread_zero[0].verification.mean_score == 0.5 and thread_one[0].feedback_score == 1.0
+    assert len(thread_one) == 1 and len(thread_zero) == 2  # thread 1 passed all verifications
+    refine_prompt = next(prompt for prompt in engine.prompts if "Earlier attempt" in prompt)
+    assert refine_prompt.index("critique giving 0") < refine_prompt.index("critique giving 0.5") < refine_prompt.index("critique giving 1")
+    assert result.best.thread == 1
+
+
+def test_ties_keep_the_earlier_thread_and_every_round_is_reported() -> None:
+    engine = ScriptedEngine(lambda prompt, call: generation(f"proof {call}", "0.5"))
+    seen = []
+    result = refine(engine, "Prove it.", RefineConfig(max_rounds=2, samples=3), SAMPLING, on_round=seen.append)
+    assert result.best.thread == 0 and len(seen) == 6
+    assert {(round_.thread, round_.round) for round_ in seen} == {(t, r) for t in range(3) for r in (1, 2)}
