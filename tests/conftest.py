@@ -26,7 +26,8 @@ def transformers_engine(embedded_checkpoint: str) -> Iterator[object]:
     from engine.config import EngineConfig
     from engine.transformers_backend import TransformersEngine
 
-    engine = TransformersEngine(EngineConfig(backend="transformers", batch_size=8))
+    # float32: the equality tests need bit-reproducible sampling.
+    engine = TransformersEngine(EngineConfig(backend="transformers", batch_size=8, dtype="float32"))
     yield engine
     engine.close()
 
@@ -37,7 +38,7 @@ def vllm_server(embedded_checkpoint: str, tmp_path_factory: pytest.TempPathFacto
     from engine.vllm_server import VLLMServer
 
     log = tmp_path_factory.mktemp("vllm") / "server.log"
-    server = VLLMServer(log_path=log, max_model_len=4096).start()
+    server = VLLMServer(log_path=log, max_model_len=4096, dtype="float32").start()
     yield server
     server.stop()
 

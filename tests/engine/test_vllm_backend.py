@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent(
         settings = {"max_tokens": 16, "temperature": 0.8, **sampling}
         return GenerationRequest((ChatMessage("user", text),), **settings)
 
-    engine = VLLMEngine(EngineConfig(backend="vllm", max_model_len=4096))
+    engine = VLLMEngine(EngineConfig(backend="vllm", max_model_len=4096, dtype="float32"))
     results = engine.generate([
         ask("Say hi.", n=3),
         ask("Say hi.", seed=5, max_tokens=20),
