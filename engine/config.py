@@ -29,8 +29,8 @@ class EngineConfig:
     """Device for local backends: auto, cpu or cuda."""
     dtype: str = "auto"
     """Weights dtype for local backends: auto (bfloat16 on GPU and on CPUs with AMX/AVX512-BF16, else float32), float32, bfloat16 or float16."""
-    batch_size: int = 16
-    """Most sequences decoded together by the transformers backend."""
+    batch_size: int = 32
+    """Most sequences decoded together by the transformers backend (32 beat 16 by 1.4x on the benchmark)."""
     max_model_len: int = 0
     """Context length for the vllm backend (0: the model's own)."""
     gpu_memory_utilization: float = 0.85
