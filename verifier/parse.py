@@ -2,14 +2,18 @@
 
 Contract (DESIGN.md, "Parsing"):
 
-* Only the model's own visible answer counts: the text after the last ``</think>``. An
-  unclosed ``<think>`` means the answer never started.
+* Only the model's own visible answer counts: the text after the last ``</think>``. A
+  completion that opens with ``<think>`` and never closes it has no answer yet.
 * The score is the last brace-matched ``\\boxed{}`` that follows the last closing phrase
   ("Based on my evaluation, the final overall score should be:", or ``overal``), and only
-  punctuation or markup may stand around the boxes after that phrase. A truncated completion (finish reason ``length``)
-  has no score. Together these rules stop a proof that the model echoes (with its own
-  ``\\boxed{1}`` and marker phrases) from supplying the score: an echo is either followed
-  by more of the model's text or cut off.
+  punctuation or markup may stand around the boxes after that phrase. A truncated
+  completion (finish reason ``length``) has no score, and neither has one whose earlier
+  verdict (a closing phrase directly followed by a box) disagrees with the final one,
+  unless that earlier verdict is copied word for word from the material under review
+  (``quoted``): quoting a planted verdict is fine, writing two verdicts is not. Together
+  these rules stop a proof that the model echoes (with its own ``\\boxed{1}`` and marker
+  phrases) from supplying the score: an echo is followed by more of the model's text, cut
+  off, or contradicted.
 * ``1``, ``1.0``, ``0.50``, ``.5``, ``\\frac{1}{2}``, ``1/2`` normalise; anything else, or
   no score, is a *format failure*, recorded in ``format_errors`` with ``score=None`` and
   never turned into 0.
