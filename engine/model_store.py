@@ -114,7 +114,10 @@ def convert_gguf(gguf_path: Path, target: Path) -> Path:
     try:
         model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
-        staging.chmod(0o755)  # mkdtemp makes it private; the cache is for every local user
+        # mkdtemp and safetensors make private files; the cache is for every local user.
+        staging.chmod(0o755)
+        for file in staging.iterdir():
+            file.chmod(0o644)
         try:
             staging.rename(target)
         except OSError:

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+import warnings
 from typing import Any
 
 from engine.auto import Workload
@@ -29,6 +30,9 @@ def quiet_libraries(verbose: bool) -> None:
     # vLLM logs to stdout by default, which would corrupt --json output.
     os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
     if not verbose:
+        # Deprecation notices raised inside torch/vLLM imports say nothing a user can act on.
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
