@@ -41,3 +41,20 @@ class Problem:
             raise ValueError("problem statement is empty")
         if not self.id:
             object.__setattr__(self, "id", stable_id(self.statement))
+
+
+@dataclass(frozen=True)
+class ProofItem:
+    """A proof to score or label, with the human score when the data has one."""
+
+    id: str
+    problem: str
+    proof: str
+    human_score: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            raise ValueError("a proof item needs an id")
+        if not self.problem.strip() or not self.proof.strip():
+            raise ValueError(f"item {self.id}: problem and proof must not be empty")
+        check_score(self.human_score, "human score")

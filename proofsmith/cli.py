@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from data.errors import ProofsmithError
 from proofsmith import __version__
-from proofsmith.options import ENGINE_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, add_flags
+from proofsmith.options import ENGINE_FLAGS, LABEL_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, add_flags
 
 
 def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...]) -> argparse.ArgumentParser:
@@ -49,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     meta.add_argument("--problem", required=True, metavar="FILE", help="file with the problem statement")
     meta.add_argument("--proof", required=True, metavar="FILE", help="file with the proof that was analysed")
     meta.add_argument("--analysis", required=True, metavar="FILE", help="file with the verifier's analysis")
+
+    label = _command_parser(subparsers, "label", "auto-label proofs 0 / 0.5 / 1 (or 'needs a human') by scaled verification", LABEL_FLAGS)
+    label.add_argument("input", metavar="INPUT", help="proofs to label: .jsonl, .csv, .parquet or a datasets directory")
+    label.add_argument("--out", required=True, metavar="LABELED.jsonl", help="one record per proof, appended as chunks finish; rerun to resume")
+    label.add_argument("--problem-column", default="problem", metavar="NAME", help="input column with the problem (default: problem)")
+    label.add_argument("--proof-column", default="proof", metavar="NAME", help="input column with the proof (default: proof)")
+    label.add_argument("--id-column", default="id", metavar="NAME", help="input column with a row id (default: id; a content hash when absent)")
+    label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
     return parser
 
 
@@ -57,6 +65,10 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from proofsmith.commands import prove
 
         return prove.run
+    if command == "label":
+        from proofsmith.commands import label
+
+        return label.run
     if command == "verify":
         from proofsmith.commands import verify
 

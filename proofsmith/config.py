@@ -24,6 +24,7 @@ from data.errors import InputError
 from engine.config import EngineConfig, SamplingConfig
 from generator.config import RefineConfig
 from meta_verifier.config import MetaVerifyConfig
+from training.label_config import LabelConfig
 from verifier.config import VerifyConfig
 
 
@@ -39,6 +40,8 @@ class Config:
     """Verification (`proofsmith verify`)."""
     meta_verify: MetaVerifyConfig = field(default_factory=MetaVerifyConfig)
     """Meta-verification (`proofsmith meta-verify`)."""
+    label: LabelConfig = field(default_factory=LabelConfig)
+    """Auto-labeling by scaled verification (`proofsmith label`)."""
     prompts_dir: str = ""
     """Directory whose NAME.md files replace the built-in prompt templates (verify, meta_verify, generate, refine)."""
 

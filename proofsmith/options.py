@@ -52,6 +52,15 @@ PROVE_FLAGS: tuple[Flag, ...] = (
 )
 VERIFY_FLAGS: tuple[Flag, ...] = (Flag("--samples", "verify.samples", metavar="N"),)
 META_VERIFY_FLAGS: tuple[Flag, ...] = (Flag("--samples", "meta_verify.samples", metavar="M"),)
+LABEL_FLAGS: tuple[Flag, ...] = (
+    Flag("--n", "label.n", metavar="N"),
+    Flag("--m", "label.m", metavar="M"),
+    Flag("--k", "label.k", metavar="K"),
+    Flag("--confirm-rating", "label.confirm_rating", metavar="R"),
+    Flag("--majority", "label.majority", metavar="FRACTION"),
+    Flag("--chunk-size", "label.chunk_size", metavar="N"),
+    Flag("--on-bad-row", "label.on_bad_row", metavar="skip|fail"),
+)
 
 
 def _doc(path: str) -> str:

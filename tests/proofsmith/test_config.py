@@ -21,6 +21,8 @@ LIGHT_MODULES = (
     "generator.config",
     "verifier.config",
     "meta_verifier.config",
+    "training.label_config",
+    "data.readers",
     "proofsmith.cli",
 )
 
@@ -57,7 +59,9 @@ def test_config_modules_import_no_heavy_libraries() -> None:
 
 def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
-    assert names == {"Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig"}
+    assert names == {
+        "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig"
+    }
 
 
 @pytest.mark.parametrize("cls", config_classes(), ids=lambda cls: cls.__name__)

@@ -1,0 +1,157 @@
+"""Read (problem, proof[, human score]) rows from JSONL, CSV, Parquet or a ``datasets`` folder.
+
+Every row is checked before any model runs: a missing field, an empty proof, a score not
+in {0, 0.5, 1} or undecodable bytes make a :class:`BadRow` that names the row's line (JSONL,
+CSV: the physical line it starts on) or index (Parquet, datasets: 1-based row number).
+Column names are mapped by :class:`ColumnMap`; a row without an id gets a content hash.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data.errors import InputError
+from data.records import ProofItem, stable_id
+
+FORMATS = ("jsonl", "csv", "parquet", "datasets")
+
+
+@dataclass(frozen=True)
+class ColumnMap:
+    problem: str = "problem"
+    """Column holding the problem statement."""
+    proof: str = "proof"
+    """Column holding the proof to label."""
+    id: str = "id"
+    """Column holding a stable row id (optional: a content hash is used when absent)."""
+    score: str = "score"
+    """Column holding a human score in {0, 0.5, 1} (optional)."""
+
+
+@dataclass(frozen=True)
+class BadRow:
+    line: int
+    """1-based line (JSONL, CSV) or row number (Parquet, datasets) of the offending row."""
+    reason: str
+
+    def __str__(self) -> str:
+        return f"row at line {self.line}: {self.reason}"
+
+
+def detect_format(path: Path) -> str:
+    if path.is_dir():
+        return "datasets"
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix in (".csv", ".parquet"):
+        return suffix[1:]
+    raise InputError(f"cannot tell the format of {path}: use .jsonl, .csv, .parquet or a datasets directory")
+
+
+def _raw_rows(path: Path, kind: str) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+    """(line, row, error) for every record in the file."""
+    if kind == "jsonl":
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    value = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError:
+                    yield number, None, "not UTF-8 text"
+                    continue
+                except json.JSONDecodeError as error:
+                    yield number, None, f"not valid JSON ({error.msg})"
+                    continue
+                yield (number, value, None) if isinstance(value, dict) else (number, None, "not a JSON object")
+    elif kind == "csv":
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = path.read_bytes()[: error.start].count(b"\n") + 1
+            yield line, None, "not UTF-8 text"
+            return
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        line = reader.line_num + 1
+        for row in reader:
+            yield line, dict(row), None
+            line = reader.line_num + 1
+    else:
+        table = _load_table(path, kind)
+        for number, row in enumerate(table, start=1):
+            yield number, dict(row), None
+
+
+def _load_table(path: Path, kind: str) -> Any:
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as parquet
+
+            return parquet.read_table(path).to_pylist()
+        import datasets
+
+        loaded = datasets.load_from_disk(str(path))
+        if isinstance(loaded, datasets.DatasetDict):
+            if len(loaded) != 1:
+                raise InputError(f"{path} holds splits {sorted(loaded)}: point at one split's folder")
+            loaded = next(iter(loaded.values()))
+        return loaded
+    except InputError:
+        raise
+    except Exception as error:  # pyarrow and datasets raise many types for a bad file
+        raise InputError(f"cannot read {path} as {kind}: {type(error).__name__}: {error}") from None
+
+
+def _score(value: Any) -> float | None | str:
+    """The human score, None when absent, or an error string."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return f"score {value!r} is not a number"
+    if number not in (0.0, 0.5, 1.0):
+        return f"score {value!r} is not one of 0, 0.5, 1"
+    return number
+
+
+def read_items(path: str | Path, columns: ColumnMap = ColumnMap()) -> tuple[list[ProofItem], list[BadRow]]:
+    """All good items and all bad rows of ``path``; raises InputError if the file is unusable."""
+    source = Path(path)
+    if not source.exists():
+        raise InputError(f"input not found: {path}")
+    kind = detect_format(source)
+    items: list[ProofItem] = []
+    bad: list[BadRow] = []
+    seen: set[str] = set()
+    for line, row, error in _raw_rows(source, kind):
+        if row is None:
+            bad.append(BadRow(line, error or "unreadable"))
+            continue
+        problem, proof = row.get(columns.problem), row.get(columns.proof)
+        missing = [name for name, value in ((columns.problem, problem), (columns.proof, proof)) if value is None]
+        if missing:
+            bad.append(BadRow(line, f"missing field {missing[0]!r}"))
+            continue
+        if not str(problem).strip() or not str(proof).strip():
+            bad.append(BadRow(line, "empty problem" if not str(problem).strip() else "empty proof"))
+            continue
+        score = _score(row.get(columns.score))
+        if isinstance(score, str):
+            bad.append(BadRow(line, score))
+            continue
+        raw_id = row.get(columns.id)
+        item_id = str(raw_id) if raw_id not in (None, "") else stable_id(str(problem), str(proof))
+        if item_id in seen:
+            bad.append(BadRow(line, f"duplicate id {item_id!r}"))
+            continue
+        seen.add(item_id)
+        items.append(ProofItem(item_id, str(problem), str(proof), score))
+    return items, bad

@@ -1,0 +1,65 @@
+"""``proofsmith label``: auto-label proofs by scaled verification, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from data.errors import InputError
+from data.readers import ColumnMap, read_items
+from engine.auto import Workload
+from proofsmith.commands.common import open_engine, print_dry_run, resolve
+from proofsmith.options import LABEL_FLAGS
+from proofsmith.run_files import check_output_path
+
+
+def run(args: argparse.Namespace) -> int:
+    config = resolve(args, LABEL_FLAGS)
+    if args.dry_run:
+        print_dry_run(config)
+        return 0
+    settings = config.label
+    out = check_output_path(args.out)
+    columns = ColumnMap(args.problem_column, args.proof_column, args.id_column, args.score_column)
+    items, bad_rows = read_items(args.input, columns)
+    if bad_rows and settings.on_bad_row == "fail":
+        raise InputError(
+            f"{len(bad_rows)} bad row(s) in {args.input}; first: {bad_rows[0]} (use --on-bad-row skip to label the rest)"
+        )
+    for bad in bad_rows:
+        print(f"proofsmith: skipping {bad}", file=sys.stderr)
+    if not items:
+        raise InputError(f"no usable rows in {args.input}")
+    from tqdm import tqdm
+
+    from training.auto_label import finished_ids, run_labeling, summarize
+
+    already = len(finished_ids(out) & {item.id for item in items})
+    parallel = settings.chunk_size * settings.n
+    tokens = len(items) * settings.n * (1 + settings.m) * config.sampling.max_tokens
+    engine = open_engine(config, Workload(parallel, tokens))
+    try:
+        with tqdm(total=len(items), initial=already, desc="labeled", unit="proof", file=sys.stderr, disable=None) as progress:
+            run_labeling(engine, items, out, settings, config.sampling, config.prompts_dir or None, progress.update)
+    finally:
+        engine.close()
+    summary = {**summarize(out), "bad_rows_skipped": len(bad_rows), "engine": engine.name, "model": engine.model}
+    if args.json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+    else:
+        print_summary(summary, out)
+    return 0
+
+
+def print_summary(summary: dict, out: object) -> None:
+    labels = ", ".join(f"{name}: {count}" for name, count in summary["labels"].items())
+    print(f"labeled {summary['records']} proofs into {out}  ({labels})")
+    print(f"rules: {', '.join(f'{rule} {count}' for rule, count in summary['rules'].items())}")
+    print(f"completion tokens: {summary['completion_tokens']}  engine: {summary['engine']}  model: {summary['model']}")
+    agreement = summary.get("human_agreement")
+    if agreement:
+        exact = "n/a" if agreement["exact"] is None else f"{agreement['exact']:.1%}"
+        print(f"agreement with human scores: {exact} exact, over {agreement['labeled_with_human_score']} labeled proofs with a human score")
+    if summary["bad_rows_skipped"]:
+        print(f"bad rows skipped: {summary['bad_rows_skipped']}")

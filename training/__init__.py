@@ -1,0 +1,1 @@
+"""Rewards, GRPO trainers, auto-labeling by scaled verification, the iteration schedule."""
