@@ -32,6 +32,32 @@ class ColumnMap:
     """Column holding a stable row id (optional: a content hash is used when absent)."""
     score: str = "score"
     """Column holding a human score in {0, 0.5, 1} (optional)."""
+    score_map: tuple[tuple[str, float], ...] = ()
+    """Raw human grade -> score, e.g. (("7", 1.0), ("6", 0.5), ("1", 0.0), ("0", 0.0)); empty: scores are 0/0.5/1 already."""
+
+
+def parse_score_map(text: str) -> tuple[tuple[str, float], ...]:
+    """``"7=1,6=0.5,1=0,0=0"`` as pairs; InputError when malformed or a target is not 0/0.5/1."""
+    pairs = []
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        raw, _, target = part.partition("=")
+        try:
+            score = float(target)
+        except ValueError:
+            raise InputError(f"--score-map entry {part!r} is not RAW=SCORE") from None
+        if not raw.strip() or score not in (0.0, 0.5, 1.0):
+            raise InputError(f"--score-map entry {part!r} must map a grade to 0, 0.5 or 1")
+        pairs.append((_grade_key(raw.strip()), score))
+    return tuple(pairs)
+
+
+def _grade_key(value: object) -> str:
+    """"7", 7 and 7.0 are the same grade."""
+    try:
+        number = float(str(value))
+    except ValueError:
+        return str(value).strip()
+    return f"{number:g}"
 
 
 @dataclass(frozen=True)
@@ -109,10 +135,13 @@ def _load_table(path: Path, kind: str) -> Any:
         raise InputError(f"cannot read {path} as {kind}: {type(error).__name__}: {error}") from None
 
 
-def _score(value: Any) -> float | None | str:
+def _score(value: Any, score_map: tuple[tuple[str, float], ...] = ()) -> float | None | str:
     """The human score, None when absent, or an error string."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
+    if score_map:
+        mapped = dict(score_map).get(_grade_key(value))
+        return mapped if mapped is not None else f"grade {value!r} is not in the score map"
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -143,7 +172,7 @@ def read_items(path: str | Path, columns: ColumnMap = ColumnMap()) -> tuple[list
         if not str(problem).strip() or not str(proof).strip():
             bad.append(BadRow(line, "empty problem" if not str(problem).strip() else "empty proof"))
             continue
-        score = _score(row.get(columns.score))
+        score = _score(row.get(columns.score), columns.score_map)
         if isinstance(score, str):
             bad.append(BadRow(line, score))
             continue

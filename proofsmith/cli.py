@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--proof-column", default="proof", metavar="NAME", help="input column with the proof (default: proof)")
     label.add_argument("--id-column", default="id", metavar="NAME", help="input column with a row id (default: id; a content hash when absent)")
     label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
+    label.add_argument("--score-map", metavar="RAW=SCORE,...", help="map raw human grades to scores, e.g. 7=1,6=0.5,1=0,0=0 (IMO points)")
     return parser
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 
 from data.errors import InputError
-from data.readers import ColumnMap, read_items
+from data.readers import ColumnMap, parse_score_map, read_items
 from engine.auto import Workload
 from proofsmith.commands.common import open_engine, print_dry_run, resolve
 from proofsmith.options import LABEL_FLAGS
@@ -21,7 +21,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     settings = config.label
     out = check_output_path(args.out)
-    columns = ColumnMap(args.problem_column, args.proof_column, args.id_column, args.score_column)
+    columns = ColumnMap(
+        args.problem_column, args.proof_column, args.id_column, args.score_column, parse_score_map(args.score_map or "")
+    )
     items, bad_rows = read_items(args.input, columns)
     if bad_rows and settings.on_bad_row == "fail":
         raise InputError(

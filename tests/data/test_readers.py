@@ -96,3 +96,16 @@ def test_unusable_inputs_raise(tmp_path: Path) -> None:
     (tmp_path / "broken.parquet").write_bytes(b"not parquet")
     with pytest.raises(InputError, match="cannot read"):
         read_items(tmp_path / "broken.parquet")
+
+
+def test_a_score_map_turns_points_into_scores(tmp_path: Path) -> None:
+    from data.readers import parse_score_map
+
+    path = tmp_path / "points.csv"
+    path.write_text("id,problem,proof,points\na,P,Q,7\nb,P,Q,6.0\nc,P,Q,1\nd,P,Q,3\n", encoding="utf-8")
+    columns = ColumnMap(score="points", score_map=parse_score_map("7=1, 6=0.5, 1=0, 0=0"))
+    items, bad = read_items(path, columns)
+    assert [item.human_score for item in items] == [1.0, 0.5, 0.0]
+    assert [(row.line, row.reason) for row in bad] == [(5, "grade '3' is not in the score map")]
+    with pytest.raises(InputError):
+        parse_score_map("7=2")
