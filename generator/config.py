@@ -26,3 +26,35 @@ class RefineConfig:
         for name in ("max_rounds", "samples", "verify_samples", "max_evaluations"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+
+
+ANALYSIS_ORDERS: tuple[str, ...] = ("issues-first", "sampled")
+
+
+@dataclass
+class SearchConfig:
+    pool: int = 16
+    """Proofs generated for the initial pool (paper: 64; public release: 128)."""
+    verify_samples: int = 8
+    """Verifications per proof, N; a proof's score is their mean (paper: 64)."""
+    top_k: int = 4
+    """Proofs refined each round, by mean score (ties: self-score) (paper: 64; release: 32)."""
+    analyses_per_prompt: int = 8
+    """Most of a proof's analyses quoted in its refinement prompt."""
+    analysis_order: str = "issues-first"
+    """Which analyses are quoted first: 'issues-first' (score 0, then 0.5, then 1) or 'sampled' (as generated)."""
+    samples_per_pair: int = 1
+    """Refinements generated per (proof, analyses) pair (paper: 1; release: 4)."""
+    rounds: int = 4
+    """Most refinement rounds after the initial pool (paper: 16)."""
+    stop_at_full_pass: bool = True
+    """Stop as soon as a proof passes all N verifications."""
+
+    def __post_init__(self) -> None:
+        if self.analysis_order not in ANALYSIS_ORDERS:
+            raise ValueError(f"unknown analysis_order {self.analysis_order!r}; choose issues-first or sampled")
+        for name in ("pool", "verify_samples", "top_k", "analyses_per_prompt", "samples_per_pair"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.rounds < 0:
+            raise ValueError("rounds must be >= 0")

@@ -12,7 +12,16 @@ from collections.abc import Callable, Sequence
 
 from data.errors import ProofsmithError
 from proofsmith import __version__
-from proofsmith.options import ENGINE_FLAGS, LABEL_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, add_flags
+from proofsmith.options import (
+    ENGINE_FLAGS,
+    LABEL_FLAGS,
+    META_VERIFY_FLAGS,
+    PROVE_FLAGS,
+    SEARCH_FLAGS,
+    VERIFY_FLAGS,
+    Flag,
+    add_flags,
+)
 
 
 def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...]) -> argparse.ArgumentParser:
@@ -39,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     prove = _command_parser(subparsers, "prove", "generate a proof and refine it until its self-evaluation gives 1", PROVE_FLAGS)
     prove.add_argument("problem", nargs="?", help="the problem statement (or use --problem-file)")
     prove.add_argument("--problem-file", metavar="FILE", help="read the problem from FILE ('-' for stdin)")
-    prove.add_argument("--out", metavar="RUN.jsonl", help="record every round (prompt, completion, scores, tokens, timings) as JSONL")
+    prove.add_argument("--out", metavar="RUN.jsonl|DIR", help="record every round as JSONL; with --search, the run directory (pool.jsonl, result.json; rerun to resume)")
+    prove.add_argument("--search", action="store_true", help="high-compute pool search instead of sequential refinement (--verify-samples is then N)")
+    add_flags(prove, SEARCH_FLAGS, "search settings (with --search)")
 
     verify = _command_parser(subparsers, "verify", "score a proof 0 / 0.5 / 1 with the verifier", VERIFY_FLAGS)
     verify.add_argument("--problem", required=True, metavar="FILE", help="file with the problem statement")

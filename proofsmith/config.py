@@ -22,7 +22,7 @@ from typing import Any
 
 from data.errors import InputError
 from engine.config import EngineConfig, SamplingConfig
-from generator.config import RefineConfig
+from generator.config import RefineConfig, SearchConfig
 from meta_verifier.config import MetaVerifyConfig
 from training.label_config import LabelConfig
 from verifier.config import VerifyConfig
@@ -36,6 +36,8 @@ class Config:
     """Sampling settings for every role."""
     prove: RefineConfig = field(default_factory=RefineConfig)
     """Sequential refinement (`proofsmith prove`)."""
+    search: SearchConfig = field(default_factory=SearchConfig)
+    """High-compute pool search (`proofsmith prove --search`)."""
     verify: VerifyConfig = field(default_factory=VerifyConfig)
     """Verification (`proofsmith verify`)."""
     meta_verify: MetaVerifyConfig = field(default_factory=MetaVerifyConfig)

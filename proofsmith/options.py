@@ -50,6 +50,15 @@ PROVE_FLAGS: tuple[Flag, ...] = (
     Flag("--verify-samples", "prove.verify_samples", metavar="N"),
     Flag("--max-evaluations", "prove.max_evaluations", metavar="N"),
 )
+SEARCH_FLAGS: tuple[Flag, ...] = (
+    Flag("--pool", "search.pool", metavar="N"),
+    Flag("--top-k", "search.top_k", metavar="K"),
+    Flag("--analyses-per-prompt", "search.analyses_per_prompt", metavar="N"),
+    Flag("--analysis-order", "search.analysis_order", metavar="ORDER"),
+    Flag("--samples-per-pair", "search.samples_per_pair", metavar="N"),
+    Flag("--rounds", "search.rounds", metavar="R"),
+    Flag("--stop-at-full-pass", "search.stop_at_full_pass", metavar="true|false"),
+)
 VERIFY_FLAGS: tuple[Flag, ...] = (Flag("--samples", "verify.samples", metavar="N"),)
 META_VERIFY_FLAGS: tuple[Flag, ...] = (Flag("--samples", "meta_verify.samples", metavar="M"),)
 LABEL_FLAGS: tuple[Flag, ...] = (

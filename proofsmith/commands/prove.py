@@ -13,7 +13,7 @@ from data.inputs import read_text
 from engine.auto import Workload
 from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
 from proofsmith.config import config_dict
-from proofsmith.options import PROVE_FLAGS
+from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, Flag
 from proofsmith.run_files import JsonlRecorder, check_output_path
 
 if TYPE_CHECKING:
@@ -31,11 +31,21 @@ def read_problem(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = resolve(args, PROVE_FLAGS)
+    if args.search:
+        # In search mode --verify-samples is the pool's N, not refinement feedback's.
+        setattr(args, "search.verify_samples", getattr(args, "prove.verify_samples"))
+        setattr(args, "prove.verify_samples", None)
+        config = resolve(args, PROVE_FLAGS + SEARCH_FLAGS + (Flag("--verify-samples", "search.verify_samples"),))
+    else:
+        config = resolve(args, PROVE_FLAGS)
     if args.dry_run:
         print_dry_run(config)
         return 0
     problem = read_problem(args)
+    if args.search:
+        from proofsmith.commands.search import run_search
+
+        return run_search(args, config, problem)
     if args.out:
         check_output_path(args.out)
     from tqdm import tqdm

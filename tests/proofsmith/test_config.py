@@ -60,7 +60,8 @@ def test_config_modules_import_no_heavy_libraries() -> None:
 def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
     assert names == {
-        "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig"
+        "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
+        "SearchConfig",
     }
 
 

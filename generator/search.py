@@ -1,0 +1,214 @@
+"""High-compute proof search: a verified pool, refined from its best members.
+
+Round 0 generates ``pool`` proofs (one request, ``n=pool``) and verifies each N times.
+Each later round takes the top K proofs by mean score (ties: self-score, then the
+earlier proof), quotes up to ``analyses_per_prompt`` of each one's analyses in a
+refinement prompt (issue-finding ones first: 0, then 0.5, then 1), generates
+``samples_per_pair`` refinements per pair, verifies them, and adds them to the pool. The
+search stops when a proof passes all N verifications (if ``stop_at_full_pass``) or after
+``rounds`` rounds. A proof whose completion holds no proof text joins the pool unverified,
+with no score.
+
+Nothing is lost: each round's proofs are appended to ``pool.jsonl`` and flushed, then
+``state.json`` records the round as complete. A rerun with the same directory reloads the
+pool of the complete rounds, drops the lines of a round in flight, and continues.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data.records import stable_id
+from engine.base import Engine
+from engine.config import SamplingConfig
+from engine.sampling import make_requests
+from generator.config import SearchConfig
+from generator.parse import parse_generation
+from generator.prompt import generation_messages, refinement_messages
+from verifier.scoring import verify_proofs
+
+ROUND_SEED_STRIDE = 1_000_003
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One proof in the pool, as stored in ``pool.jsonl``."""
+
+    id: str
+    round: int
+    parents: tuple[str, ...]
+    proof: str
+    self_score: float | None
+    self_evaluation: str
+    completion: str
+    finish_reason: str
+    format_errors: tuple[str, ...]
+    analyses: tuple[dict[str, Any], ...]
+    """Verifier samples: ``Analysis.to_dict()`` records (score, analysis, format_errors, ...)."""
+    completion_tokens: int
+
+    @property
+    def scores(self) -> list[float | None]:
+        return [analysis["score"] for analysis in self.analyses]
+
+    @property
+    def mean_score(self) -> float | None:
+        valid = [score for score in self.scores if score is not None]
+        return sum(valid) / len(valid) if valid else None
+
+    def passes_all(self, verify_samples: int) -> bool:
+        return len(self.analyses) == verify_samples and all(score == 1.0 for score in self.scores)
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "round": self.round, "parents": list(self.parents), "proof": self.proof,
+            "self_score": self.self_score, "self_evaluation": self.self_evaluation, "mean_score": self.mean_score,
+            "scores": self.scores, "analyses": list(self.analyses), "completion": self.completion,
+            "finish_reason": self.finish_reason, "format_errors": list(self.format_errors),
+            "completion_tokens": self.completion_tokens,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Candidate:
+        return cls(
+            record["id"], record["round"], tuple(record["parents"]), record["proof"], record["self_score"],
+            record["self_evaluation"], record["completion"], record["finish_reason"], tuple(record["format_errors"]),
+            tuple(record["analyses"]), record["completion_tokens"],
+        )
+
+
+def rank_key(candidate: Candidate, position: int) -> tuple[float, float, int]:
+    """Sort key, best first: mean score, then self-score, then the earlier proof."""
+    mean = -1.0 if candidate.mean_score is None else candidate.mean_score
+    self_score = -1.0 if candidate.self_score is None else candidate.self_score
+    return (-mean, -self_score, position)
+
+
+def top_k(pool: list[Candidate], k: int) -> list[Candidate]:
+    """The k best verified proofs with text, by :func:`rank_key`."""
+    ranked = sorted(((rank_key(c, i), c) for i, c in enumerate(pool) if c.proof and c.analyses), key=lambda pair: pair[0])
+    return [candidate for _, candidate in ranked[:k]]
+
+
+def quoted_analyses(candidate: Candidate, limit: int, order: str) -> list[tuple[str, float | None]]:
+    """The (analysis, score) pairs a refinement prompt quotes, issue-finding first unless ``order='sampled'``."""
+    analyses = list(candidate.analyses)
+    if order == "issues-first":
+        analyses.sort(key=lambda analysis: 2.0 if analysis["score"] is None else analysis["score"])
+    return [(analysis["analysis"], analysis["score"]) for analysis in analyses[:limit]]
+
+
+class SearchState:
+    """``pool.jsonl`` plus ``state.json`` in one directory; see the module docstring."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.pool_path = directory / "pool.jsonl"
+        self.state_path = directory / "state.json"
+
+    def load(self) -> tuple[list[Candidate], int]:
+        """The pool of complete rounds and the next round to run (0 on a fresh directory)."""
+        if not self.state_path.exists():
+            if self.pool_path.exists():
+                self.pool_path.write_text("", encoding="utf-8")
+            return [], 0
+        completed = json.loads(self.state_path.read_text(encoding="utf-8"))["completed_rounds"]
+        pool, kept = [], []
+        for line in self.pool_path.read_bytes().splitlines():
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if record["round"] < completed:
+                pool.append(Candidate.from_record(record))
+                kept.append(line)
+        self.pool_path.write_bytes(b"".join(line + b"\n" for line in kept))
+        return pool, completed
+
+    def append_round(self, candidates: list[Candidate], round_number: int) -> None:
+        with open(self.pool_path, "a", encoding="utf-8") as handle:
+            for candidate in candidates:
+                handle.write(json.dumps(candidate.to_record(), ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        temporary = self.state_path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"completed_rounds": round_number + 1}), encoding="utf-8")
+        os.replace(temporary, self.state_path)
+
+
+def search(
+    engine: Engine,
+    problem: str,
+    config: SearchConfig,
+    sampling: SamplingConfig,
+    directory: Path,
+    prompts_dir: str | None = None,
+    on_round: Callable[[int, list[Candidate]], None] | None = None,
+) -> list[Candidate]:
+    """Run (or resume) the search in ``directory``; returns the whole pool."""
+    state = SearchState(directory)
+    pool, next_round = state.load()
+    for round_number in range(next_round, config.rounds + 1):
+        if config.stop_at_full_pass and any(c.passes_all(config.verify_samples) for c in pool):
+            break
+        added = _run_round(engine, problem, config, sampling, pool, round_number, prompts_dir)
+        state.append_round(added, round_number)
+        pool.extend(added)
+        if on_round is not None:
+            on_round(round_number, added)
+    return pool
+
+
+def _run_round(
+    engine: Engine, problem: str, config: SearchConfig, sampling: SamplingConfig,
+    pool: list[Candidate], round_number: int, prompts_dir: str | None,
+) -> list[Candidate]:
+    if round_number == 0:
+        prompts = [generation_messages(problem, prompts_dir)]
+        parents: list[tuple[str, ...]] = [()]
+        n = config.pool
+    else:
+        chosen = top_k(pool, config.top_k)
+        prompts = [
+            refinement_messages(problem, c.proof, quoted_analyses(c, config.analyses_per_prompt, config.analysis_order), prompts_dir)
+            for c in chosen
+        ]
+        parents = [(c.id,) for c in chosen]
+        n = config.samples_per_pair
+    if not prompts:
+        return []
+    results = engine.generate(make_requests(prompts, sampling, n=n, seed_offset=round_number * ROUND_SEED_STRIDE))
+    drafts = []
+    for result, parent in zip(results, parents):
+        for sample, completion in enumerate(result.completions):
+            parsed = parse_generation(completion.text, completion.finish_reason)
+            identity = stable_id(problem, str(round_number), ",".join(parent), str(sample), completion.text)
+            drafts.append((identity, parent, parsed, completion))
+    checkable = [index for index, (_, _, parsed, _) in enumerate(drafts) if parsed.proof]
+    verifications = verify_proofs(
+        engine, [(problem, drafts[index][2].proof) for index in checkable], config.verify_samples, sampling,
+        prompts_dir, seed_offset=round_number * ROUND_SEED_STRIDE + 500_000,
+    ) if checkable else []
+    by_index = dict(zip(checkable, verifications))
+    added = []
+    for index, (identity, parent, parsed, completion) in enumerate(drafts):
+        verification = by_index.get(index)
+        added.append(
+            Candidate(
+                identity, round_number, parent, parsed.proof, parsed.self_score, parsed.self_evaluation.analysis,
+                completion.text, completion.finish_reason, parsed.all_format_errors,
+                tuple(analysis.to_dict() for analysis in verification.analyses) if verification else (),
+                (completion.completion_tokens or 0) + (verification.completion_tokens if verification else 0),
+            )
+        )
+    return added
+
+
+def best(pool: list[Candidate]) -> Candidate | None:
+    ranked = sorted(((rank_key(c, i), c) for i, c in enumerate(pool)), key=lambda pair: pair[0])
+    return ranked[0][1] if ranked else None

@@ -1,0 +1,110 @@
+"""Pool search: selection, ordering, stopping and resume, with a scripted engine at the seam
+(tests/generator/test_search_cli.py runs the same path on the real model)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from engine.base import Completion, GenerationRequest, GenerationResult
+from engine.config import SamplingConfig
+from generator.config import SearchConfig
+from generator.search import Candidate, SearchState, best, quoted_analyses, search, top_k
+
+OPENER = "Here is my evaluation of the solution:"
+CLOSER = "Based on my evaluation, the final overall score should be:"
+
+
+def candidate(name: str, scores: list[float | None], self_score: float | None = 0.5, proof: str = "p") -> Candidate:
+    analyses = tuple({"score": score, "analysis": f"{name}-critique-{index}"} for index, score in enumerate(scores))
+    return Candidate(name, 0, (), proof, self_score, "", "", "stop", (), analyses, 0)
+
+
+@pytest.mark.parametrize(
+    "pool, k, expected",
+    [
+        pytest.param([candidate("a", [0, 0]), candidate("b", [1, 0]), candidate("c", [1, 1])], 2, ["c", "b"], id="by-mean"),
+        pytest.param([candidate("a", [1, 0], 0.0), candidate("b", [0, 1], 1.0)], 1, ["b"], id="tie-broken-by-self-score"),
+        pytest.param([candidate("a", [1, 0]), candidate("b", [0, 1])], 1, ["a"], id="full-tie-keeps-earlier"),
+        pytest.param([candidate("a", [None, None]), candidate("b", [0])], 2, ["b", "a"], id="unscored-ranks-last"),
+        pytest.param([candidate("a", [], proof="p"), candidate("b", [1], proof="")], 2, [], id="unverified-or-empty-skipped"),
+        pytest.param([candidate("a", [1])], 5, ["a"], id="k-larger-than-pool"),
+    ],
+)
+def test_top_k(pool: list[Candidate], k: int, expected: list[str]) -> None:
+    assert [c.id for c in top_k(pool, k)] == expected
+
+
+def test_quoted_analyses_put_issues_first_and_respect_the_limit() -> None:
+    proof = candidate("a", [1, 0.5, None, 0, 1])
+    assert [score for _, score in quoted_analyses(proof, 3, "issues-first")] == [0, 0.5, 1]
+    assert [score for _, score in quoted_analyses(proof, 8, "issues-first")] == [0, 0.5, 1, 1, None]
+    assert [score for _, score in quoted_analyses(proof, 2, "sampled")] == [1, 0.5]
+
+
+def test_full_pass_needs_every_verification_to_say_1() -> None:
+    assert candidate("a", [1, 1]).passes_all(2)
+    assert not candidate("a", [1, None]).passes_all(2)
+    assert not candidate("a", [1]).passes_all(2)
+
+
+class PoolEngine:
+    """Generations carry a counter; a proof's verifications come from ``verdict(proof)``."""
+
+    name = "scripted"
+    model = "script"
+
+    def __init__(self, verdict) -> None:
+        self.verdict, self.generated, self.prompts = verdict, 0, []
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        results = []
+        for request in requests:
+            prompt = request.messages[-1].content
+            self.prompts.append(prompt)
+            texts = []
+            for _ in range(request.n):
+                if prompt.startswith("You are grading a proof"):
+                    proof = prompt.split("<proof>\n", 1)[1].split("\n</proof>", 1)[0]
+                    texts.append(f"{OPENER}\nnote\n{CLOSER} \\boxed{{{self.verdict(proof)}}}")
+                else:
+                    self.generated += 1
+                    texts.append(f"## Solution\nproof number {self.generated}\n## Self Evaluation\n{OPENER}\nok\n{CLOSER} \\boxed{{1}}")
+            results.append(GenerationResult(tuple(Completion(t, "stop", 3) for t in texts), 10, 3 * request.n, 0.0))
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+def test_search_refines_the_top_k_and_records_every_round(tmp_path: Path) -> None:
+    engine = PoolEngine(lambda proof: "0")
+    config = SearchConfig(pool=3, verify_samples=2, top_k=2, samples_per_pair=2, rounds=2)
+    pool = search(engine, "Prove it.", config, SamplingConfig(), tmp_path)
+    assert [sum(1 for c in pool if c.round == r) for r in range(3)] == [3, 4, 4]
+    assert all(len(c.parents) == 1 for c in pool if c.round > 0)
+    records = [json.loads(line) for line in (tmp_path / "pool.jsonl").read_text().splitlines()]
+    assert len(records) == 11 and json.loads((tmp_path / "state.json").read_text()) == {"completed_rounds": 3}
+    refine_prompts = [p for p in engine.prompts if "Earlier attempt" in p]
+    assert len(refine_prompts) == 4 and all("score 0" in p for p in refine_prompts)
+
+
+def test_search_stops_at_the_first_full_pass(tmp_path: Path) -> None:
+    engine = PoolEngine(lambda proof: "1" if proof == "proof number 2" else "0")
+    pool = search(engine, "Prove it.", SearchConfig(pool=3, verify_samples=2, top_k=1, rounds=5), SamplingConfig(), tmp_path)
+    assert {c.round for c in pool} == {0} and best(pool).proof == "proof number 2"
+
+
+def test_resume_keeps_complete_rounds_and_redoes_the_one_in_flight(tmp_path: Path) -> None:
+    config = SearchConfig(pool=2, verify_samples=1, top_k=1, rounds=1)
+    first = search(PoolEngine(lambda proof: "0"), "Prove it.", SearchConfig(pool=2, verify_samples=1, top_k=1, rounds=0), SamplingConfig(), tmp_path)
+    with open(tmp_path / "pool.jsonl", "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({**first[0].to_record(), "id": "in-flight", "round": 1}) + "\n" + '{"id": "cut')
+    assert [c.id for c in SearchState(tmp_path).load()[0]] == [c.id for c in first]
+    engine = PoolEngine(lambda proof: "0")
+    pool = search(engine, "Prove it.", config, SamplingConfig(), tmp_path)
+    assert [c.id for c in pool[:2]] == [c.id for c in first] and len(pool) == 3
+    assert engine.generated == 1  # only round 1 ran again
