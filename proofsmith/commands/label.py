@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from data.errors import InputError
 from data.readers import ColumnMap, parse_score_map, read_items
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_summary(summary: dict, out: object) -> None:
+def print_summary(summary: dict[str, Any], out: Path) -> None:
     labels = ", ".join(f"{name}: {count}" for name, count in summary["labels"].items())
     print(f"labeled {summary['records']} proofs into {out}  ({labels})")
     print(f"rules: {', '.join(f'{rule} {count}' for rule, count in summary['rules'].items())}")
