@@ -1,4 +1,4 @@
-"""Records shared by every role: scores and problems.
+"""Records shared by every role: scores and the proofs to score or label.
 
 Scores are always one of {0, 0.5, 1}; a record holding anything else cannot be built.
 """
@@ -6,8 +6,7 @@ Scores are always one of {0, 0.5, 1}; a record holding anything else cannot be b
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 ALLOWED_SCORES: tuple[float, ...] = (0.0, 0.5, 1.0)
 
@@ -26,21 +25,6 @@ def stable_id(*parts: str) -> str:
     """A short content hash: the same text always gets the same id."""
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
     return digest[:16]
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A statement to prove, with an id that is stable across runs."""
-
-    statement: str
-    id: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not self.statement.strip():
-            raise ValueError("problem statement is empty")
-        if not self.id:
-            object.__setattr__(self, "id", stable_id(self.statement))
 
 
 @dataclass(frozen=True)

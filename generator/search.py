@@ -89,10 +89,15 @@ def rank_key(candidate: Candidate, position: int) -> tuple[float, float, int]:
     return (-mean, -self_score, position)
 
 
+def ranked(pool: list[Candidate]) -> list[Candidate]:
+    """The pool, best first, by :func:`rank_key`."""
+    order = sorted(range(len(pool)), key=lambda position: rank_key(pool[position], position))
+    return [pool[position] for position in order]
+
+
 def top_k(pool: list[Candidate], k: int) -> list[Candidate]:
-    """The k best verified proofs with text, by :func:`rank_key`."""
-    ranked = sorted(((rank_key(c, i), c) for i, c in enumerate(pool) if c.proof and c.analyses), key=lambda pair: pair[0])
-    return [candidate for _, candidate in ranked[:k]]
+    """The k best verified proofs with text."""
+    return [candidate for candidate in ranked(pool) if candidate.proof and candidate.analyses][:k]
 
 
 def quoted_analyses(candidate: Candidate, limit: int, order: str) -> list[tuple[str, float | None]]:
@@ -210,5 +215,4 @@ def _run_round(
 
 
 def best(pool: list[Candidate]) -> Candidate | None:
-    ranked = sorted(((rank_key(c, i), c) for i, c in enumerate(pool)), key=lambda pair: pair[0])
-    return ranked[0][1] if ranked else None
+    return next(iter(ranked(pool)), None)

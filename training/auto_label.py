@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,10 @@ from verifier.scoring import Verification, verify_proofs
 class LabeledProof:
     item: ProofItem
     verification: Verification
-    meta: dict[int, Verification] = field(default_factory=dict)
+    meta: dict[int, Verification]
     """Meta-verifications by analysis index; only analyses that report issues have one."""
-    validity: tuple[bool, ...] = ()
-    decision: LabelDecision | None = None
+    validity: tuple[bool, ...]
+    decision: LabelDecision
 
     def to_record(self) -> dict[str, Any]:
         analyses = []
@@ -47,7 +47,6 @@ class LabeledProof:
                 }
             )
         meta_tokens = sum(meta.completion_tokens for meta in self.meta.values())
-        assert self.decision is not None
         return {
             "id": self.item.id,
             "problem": self.item.problem,
@@ -127,9 +126,13 @@ def run_labeling(
     sampling: SamplingConfig,
     prompts_dir: str | None = None,
     on_chunk: Callable[[int], None] | None = None,
+    done: set[str] | None = None,
 ) -> int:
-    """Label every item not yet in ``out``, appending records as chunks finish; returns how many were labeled now."""
-    done = finished_ids(out)
+    """Label every item not yet in ``out``, appending records as chunks finish; returns how many were labeled now.
+
+    ``done`` is ``finished_ids(out)`` when the caller has already read it.
+    """
+    done = finished_ids(out) if done is None else done
     pending = [item for item in items if item.id not in done]
     with open(out, "a", encoding="utf-8") as handle:
         for start in range(0, len(pending), config.chunk_size):

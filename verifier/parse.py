@@ -131,20 +131,20 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _verdict_end(visible: str, closer: re.Match[str], spans: list[tuple[int, int, str]]) -> int | None:
-    """Where the box right after ``closer`` ends, if only markup stands between them."""
+def _box_after(visible: str, closer: re.Match[str], spans: list[tuple[int, int, str]]) -> tuple[int, int, str] | None:
+    """The box right after ``closer``, if only markup stands between them."""
     following = next((span for span in spans if span[0] >= closer.end()), None)
     if following and _TRAILER_ALLOWED.fullmatch(visible[closer.end(): following[0]]):
-        return following[1]
+        return following
     return None
 
 
 def _is_echo(visible: str, closer: re.Match[str], spans: list[tuple[int, int, str]], quoted: Sequence[str]) -> bool:
     """True when the phrase and its box are copied word for word from material under review."""
-    end = _verdict_end(visible, closer, spans)
-    if end is None or not quoted:
+    box = _box_after(visible, closer, spans)
+    if box is None or not quoted:
         return False
-    segment = _collapse(visible[closer.start(): end])
+    segment = _collapse(visible[closer.start(): box[1]])
     return any(segment in _collapse(text) for text in quoted)
 
 
@@ -202,7 +202,7 @@ def parse_verdict(
     score = normalize_score(raw)
     if score is None:
         errors.append(f"score {raw.strip()!r} is not one of 0, 0.5, 1")
-    elif _earlier_scores(visible, [match for match in closers[:-1] if not _is_echo(visible, match, spans, quoted)], spans) - {score}:
+    elif _earlier_scores(visible, [m for m in closers[:-1] if not _is_echo(visible, m, spans, quoted)], spans) - {score}:
         # Two verdicts that disagree, the earlier one not a quotation: neither can be trusted.
         errors.append("conflicting verdicts: an earlier closing phrase gives a different score")
         return Verdict(None, analysis, tuple(errors), raw)
@@ -211,11 +211,5 @@ def parse_verdict(
 
 def _earlier_scores(visible: str, closers: list[re.Match[str]], spans: list[tuple[int, int, str]]) -> set[float]:
     """Scores boxed right after earlier closing phrases (only markup in between)."""
-    found: set[float] = set()
-    for match in closers:
-        end = _verdict_end(visible, match, spans)
-        box = next((span for span in spans if span[1] == end), None)
-        score = normalize_score(box[2]) if box else None
-        if score is not None:
-            found.add(score)
-    return found
+    boxes = (_box_after(visible, match, spans) for match in closers)
+    return {score for box in boxes if box is not None and (score := normalize_score(box[2])) is not None}

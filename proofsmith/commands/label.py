@@ -39,13 +39,14 @@ def run(args: argparse.Namespace) -> int:
 
     from training.auto_label import finished_ids, run_labeling, summarize
 
-    already = len(finished_ids(out) & {item.id for item in items})
+    done = finished_ids(out)
+    already = len(done & {item.id for item in items})
     parallel = settings.chunk_size * settings.n
     tokens = len(items) * settings.n * (1 + settings.m) * config.sampling.max_tokens
     engine = open_engine(config, Workload(parallel, tokens))
     try:
         with tqdm(total=len(items), initial=already, desc="labeled", unit="proof", file=sys.stderr, disable=None) as progress:
-            run_labeling(engine, items, out, settings, config.sampling, config.prompts_dir or None, progress.update)
+            run_labeling(engine, items, out, settings, config.sampling, config.prompts_dir or None, progress.update, done)
     finally:
         engine.close()
     summary = {**summarize(out), "bad_rows_skipped": len(bad_rows), "engine": engine.name, "model": engine.model}
