@@ -104,15 +104,19 @@ def test_verify_through_a_real_server(cli, files: dict[str, str], vllm_server) -
     assert report["engine"] == "openai" and report["model"] == "smollm2" and len(report["samples"]) == 2
 
 
-def test_user_prompt_directory_replaces_a_template(cli, files: dict[str, str], tmp_path: Path, embedded_checkpoint: str) -> None:
+def test_user_prompt_directory_replaces_a_template(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
     prompts = tmp_path / "prompts"
     prompts.mkdir()
-    (prompts / "verify.md").write_text("Grade this.\n{{problem}}\n{{proof}}\nAnswer with \\boxed{1} or \\boxed{0}.", encoding="utf-8")
+    (prompts / "generate.md").write_text("CUSTOM TEMPLATE. Prove:\n{{problem}}", encoding="utf-8")
+    (prompts / "generate.system.md").write_text("CUSTOM SYSTEM.", encoding="utf-8")
+    out = tmp_path / "run.jsonl"
     result = cli(
-        "verify", "--problem", files["problem"], "--proof", files["proof"], "--prompts", str(prompts),
-        "--samples", "1", "--json", *SHORT,
+        "prove", PROBLEM, "--engine", "transformers", "--prompts", str(prompts), "--max-rounds", "1", "--out", str(out), *SHORT
     )
     assert result.returncode == 0, result.stderr
+    (round_,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if '"type": "round"' in line]
+    assert round_["prompt"][0] == {"role": "system", "content": "CUSTOM SYSTEM."}
+    assert round_["prompt"][1]["content"].startswith("CUSTOM TEMPLATE. Prove:\n<problem>\n" + PROBLEM)
 
 
 def test_dry_run_prints_the_resolved_config_without_loading_a_model(cli, tmp_path: Path) -> None:
