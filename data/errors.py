@@ -5,6 +5,8 @@ turns them into a one-line message and exit code 2. Anything else is a bug and k
 traceback (behind ``--debug``).
 """
 
+from __future__ import annotations
+
 
 class ProofsmithError(Exception):
     """A problem the user can act on; ``str(error)`` is the whole one-line message."""
@@ -23,8 +25,29 @@ class EngineUnavailableError(ProofsmithError):
 
 
 class PromptTooLongError(ProofsmithError):
-    """A prompt does not fit in the model's context window."""
+    """A prompt does not fit in the model's context window.
+
+    ``indices`` names the requests of the failed batch that are too long (empty when the
+    backend cannot tell), so a caller can set those aside and send the rest again.
+    """
+
+    def __init__(self, message: str, indices: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.indices = tuple(indices)
 
 
 class TemplateError(ProofsmithError):
     """A prompt template is missing or names a placeholder nobody fills."""
+
+
+def first_error(group: BaseExceptionGroup) -> BaseException:
+    """The first user-facing error in a (nested) exception group, else its first error."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        error = pending.pop(0)
+        if isinstance(error, BaseExceptionGroup):
+            pending[:0] = list(error.exceptions)
+        else:
+            leaves.append(error)
+    return next((error for error in leaves if isinstance(error, ProofsmithError)), leaves[0])

@@ -5,13 +5,21 @@ max_tokens, stop, seed); the result for request *i* is at index *i* and holds ``
 completions. A completion's text excludes the stop string that ended it (OpenAI
 semantics). Backends must send the whole batch at once so they can share prefills and
 keep the hardware busy; callers should therefore batch a whole stage into one call.
+
+Backends that serve many independent callers well (an HTTP client in front of a server
+that batches continuously) also offer ``session()``: an async context whose
+``generate`` can be awaited from many tasks at once, sharing one connection pool and one
+concurrency bound, so a pipeline can move each item on as soon as its own requests return.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
+
+from data.errors import PromptTooLongError
 
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length"]
@@ -100,3 +108,32 @@ class Engine(Protocol):
     def close(self) -> None:
         """Release the model, threads or connections; the engine is unusable afterwards."""
         ...
+
+
+class EngineSession(Protocol):
+    """Concurrent access to a streaming backend; see the module docstring."""
+
+    concurrency: int
+    """Most requests the session keeps in flight; callers need not queue more than this."""
+
+    async def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """Like ``Engine.generate``; other tasks' calls run alongside."""
+        ...
+
+
+@runtime_checkable
+class StreamingEngine(Engine, Protocol):
+    def session(self) -> AbstractAsyncContextManager[EngineSession]:
+        """Open a session; its connections close when the context ends."""
+        ...
+
+
+def raise_if_too_long(prompt_lengths: Sequence[int], context_length: int) -> None:
+    """Refuse a batch in which some prompt leaves no room to generate, naming every such prompt."""
+    too_long = tuple(index for index, length in enumerate(prompt_lengths) if length >= context_length)
+    if too_long:
+        first = too_long[0]
+        more = f" (and {len(too_long) - 1} more)" if len(too_long) > 1 else ""
+        raise PromptTooLongError(
+            f"prompt {first} has {prompt_lengths[first]} tokens; the model's context holds {context_length}{more}", too_long
+        )

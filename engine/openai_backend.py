@@ -12,15 +12,16 @@ unknown model, a bad key).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, ProofsmithError, PromptTooLongError
+from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, PromptTooLongError, first_error
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
 from engine.model_store import EMBEDDED
@@ -28,19 +29,6 @@ from engine.model_store import EMBEDDED
 logger = logging.getLogger(__name__)
 
 _CONTEXT_MARKERS = ("maximum context length", "longer than the maximum model length", "context length", "too long")
-
-
-def first_error(group: BaseExceptionGroup) -> BaseException:
-    """The first user-facing error in a (nested) exception group, else its first error."""
-    leaves: list[BaseException] = []
-    pending: list[BaseException] = [group]
-    while pending:
-        error = pending.pop(0)
-        if isinstance(error, BaseExceptionGroup):
-            pending[:0] = list(error.exceptions)
-        else:
-            leaves.append(error)
-    return next((error for error in leaves if isinstance(error, ProofsmithError)), leaves[0])
 
 
 def error_message(response: Any) -> str:
@@ -79,22 +67,21 @@ class OpenAIEngine:
         raise RuntimeError("OpenAIEngine.generate was called inside an event loop; await agenerate() instead")
 
     async def agenerate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        import httpx
-
         if not requests:
             return []
+        async with self.session() as session:
+            return await session.generate(requests)
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[OpenAISession]:
+        """One connection pool and one ``max_concurrency`` bound for every call made through it."""
+        import httpx
+
         limits = httpx.Limits(max_connections=self.config.max_concurrency, max_keepalive_connections=self.config.max_concurrency)
         async with httpx.AsyncClient(limits=limits, timeout=self.config.request_timeout_s) as client:
             if not self._model_known:
                 await self._discover_model(client)
-            semaphore = asyncio.Semaphore(self.config.max_concurrency)
-            try:
-                async with asyncio.TaskGroup() as group:
-                    tasks = [group.create_task(self._complete(client, semaphore, request)) for request in requests]
-            except BaseExceptionGroup as failures:
-                # One failed request cancels the rest; report it as itself, not as a group.
-                raise first_error(failures) from None
-        return [task.result() for task in tasks]
+            yield OpenAISession(self, client, asyncio.Semaphore(self.config.max_concurrency))
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -109,7 +96,7 @@ class OpenAIEngine:
         self.context_length = models[0].get("max_model_len")
         self._model_known = True
 
-    async def _complete(self, client: Any, semaphore: asyncio.Semaphore, request: GenerationRequest) -> GenerationResult:
+    async def _complete(self, client: Any, semaphore: asyncio.Semaphore, request: GenerationRequest, index: int) -> GenerationResult:
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": request.message_dicts(),
@@ -124,7 +111,10 @@ class OpenAIEngine:
             payload["seed"] = request.seed
         async with semaphore:
             started = time.perf_counter()
-            body = await self._send(client, "POST", "/chat/completions", payload)
+            try:
+                body = await self._send(client, "POST", "/chat/completions", payload)
+            except PromptTooLongError as error:
+                raise PromptTooLongError(str(error), (index,)) from None
             latency = time.perf_counter() - started
         return self._to_result(body, request, latency)
 
@@ -190,3 +180,23 @@ class OpenAIEngine:
 
     def close(self) -> None:
         pass
+
+
+class OpenAISession:
+    """Calls sharing one engine's client and concurrency bound (``OpenAIEngine.session``)."""
+
+    def __init__(self, engine: OpenAIEngine, client: Any, semaphore: asyncio.Semaphore) -> None:
+        self._engine, self._client, self._semaphore = engine, client, semaphore
+        self.concurrency = engine.config.max_concurrency
+
+    async def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [
+                    group.create_task(self._engine._complete(self._client, self._semaphore, request, index))
+                    for index, request in enumerate(requests)
+                ]
+        except BaseExceptionGroup as failures:
+            # One failed request cancels the rest; report it as itself, not as a group.
+            raise first_error(failures) from None
+        return [task.result() for task in tasks]

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from data.errors import InputError, ModelNotFoundError, PromptTooLongError
-from engine.base import Completion, GenerationRequest, GenerationResult
+from data.errors import InputError, ModelNotFoundError
+from engine.base import Completion, GenerationRequest, GenerationResult, raise_if_too_long
 from engine.config import EngineConfig
 from engine.devices import pick_device, pick_dtype
 from engine.model_store import ModelSource, ensure_checkpoint
@@ -88,11 +88,7 @@ class TransformersEngine:
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         started = time.perf_counter()
         prompts = [self.prompt_ids(request) for request in requests]
-        for index, ids in enumerate(prompts):
-            if len(ids) >= self.context_length:
-                raise PromptTooLongError(
-                    f"prompt {index} has {len(ids)} tokens; the model's context holds {self.context_length}"
-                )
+        raise_if_too_long([len(ids) for ids in prompts], self.context_length)
         groups: dict[tuple[Any, ...], list[tuple[int, int]]] = defaultdict(list)
         for index, request in enumerate(requests):
             key = (request.temperature, request.top_p, request.max_tokens, request.stop)

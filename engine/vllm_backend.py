@@ -16,8 +16,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from data.errors import EngineUnavailableError, ModelNotFoundError, PromptTooLongError
-from engine.base import Completion, GenerationRequest, GenerationResult
+from data.errors import EngineUnavailableError, ModelNotFoundError
+from engine.base import Completion, GenerationRequest, GenerationResult, raise_if_too_long
 from engine.config import EngineConfig
 from engine.devices import cuda_available, dtype_name
 from engine.model_store import ensure_checkpoint
@@ -95,13 +95,11 @@ class VLLMEngine:
     def _check_lengths(self, requests: Sequence[GenerationRequest]) -> None:
         """Refuse a prompt that cannot fit before vLLM rejects the whole batch for it."""
         tokenizer = self._llm.get_tokenizer()
-        for index, request in enumerate(requests):
+        lengths = []
+        for request in requests:
             encoded = tokenizer.apply_chat_template(request.message_dicts(), add_generation_prompt=True, tokenize=True)
-            length = len(encoded["input_ids"] if hasattr(encoded, "keys") else encoded)
-            if length >= self.context_length:
-                raise PromptTooLongError(
-                    f"prompt {index} has {length} tokens; the model's context holds {self.context_length}"
-                )
+            lengths.append(len(encoded["input_ids"] if hasattr(encoded, "keys") else encoded))
+        raise_if_too_long(lengths, self.context_length)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         if not requests:

@@ -1,29 +1,38 @@
 """Auto-labeling by scaled verification: n verifications, m meta-verifications per flagged
 analysis, then the k rule (``training.label_rule``).
 
-Proofs go through in chunks: a chunk's verifications are one engine call (``n`` per
-prompt, so prefills are shared) and all meta-verifications of its flagged analyses are a
-second one; each finished record is appended to the output and flushed before the next
-chunk starts. A rerun with the same output skips the ids already there (a line cut off by
-a kill is dropped first), so a killed run loses at most the chunk in flight.
+Two dispatch modes, same records. Against a server (a streaming backend) every proof
+moves on its own: its verification request (``n`` samples, one prefill), then its
+meta-verifications, then its record, while other proofs' requests share one concurrency
+bound, so no request waits on an unrelated one (``training.label_stream``). In-process
+engines take chunks: a chunk's verifications are one engine call and all its
+meta-verifications a second, each record written once its chunk is done. Each record is
+appended and flushed as soon as it is finished; a rerun with the same output skips the ids
+already there (a line cut off by a kill is dropped first). A proof or critique whose
+prompt does not fit the model's context is recorded as such, never aborting the run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from data.errors import PromptTooLongError
 from data.records import ProofItem
-from engine.base import Engine
+from engine.base import Engine, GenerationRequest, GenerationResult, StreamingEngine
 from engine.config import SamplingConfig
-from meta_verifier.meta_verify import MetaItem, meta_verify
+from engine.sampling import make_requests, request_seed
+from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.label_config import LabelConfig
-from training.label_rule import LabelDecision, decide, is_valid
-from verifier.scoring import Verification, verify_proofs
+from training.label_rule import TOO_LONG_RULE, LabelDecision, decide, is_valid
+from verifier.parse import VERIFIER_FORMAT
+from verifier.prompt import verification_messages
+from verifier.scoring import Verification, verification_from
 
 
 @dataclass(frozen=True)
@@ -34,20 +43,25 @@ class LabeledProof:
     """Meta-verifications by analysis index; only analyses that report issues have one."""
     validity: tuple[bool, ...]
     decision: LabelDecision
+    meta_errors: dict[int, str] = field(default_factory=dict)
+    """Analyses whose meta-verification prompt did not fit the model's context (not valid)."""
+    error: str | None = None
+    """Why the proof could not be verified at all (its prompt is longer than the context)."""
 
     def to_record(self) -> dict[str, Any]:
         analyses = []
         for index, analysis in enumerate(self.verification.analyses):
             meta = self.meta.get(index)
-            analyses.append(
-                {
-                    **analysis.to_dict(),
-                    "valid": self.validity[index] if meta is not None else None,
-                    "meta": [rating.to_dict() for rating in meta.analyses] if meta is not None else [],
-                }
-            )
+            entry = {
+                **analysis.to_dict(),
+                "valid": self.validity[index] if meta is not None else None,
+                "meta": [rating.to_dict() for rating in meta.analyses] if meta is not None else [],
+            }
+            if index in self.meta_errors:
+                entry["meta_error"] = self.meta_errors[index]
+            analyses.append(entry)
         meta_tokens = sum(meta.completion_tokens for meta in self.meta.values())
-        return {
+        record = {
             "id": self.item.id,
             "problem": self.item.problem,
             "proof": self.item.proof,
@@ -59,40 +73,117 @@ class LabeledProof:
             "analyses": analyses,
             "completion_tokens": self.verification.completion_tokens + meta_tokens,
         }
+        if self.error is not None:
+            record["error"] = self.error
+        return record
+
+
+def unverifiable(item: ProofItem, reason: str) -> LabeledProof:
+    """The record of a proof whose verification prompt does not fit: left for a human."""
+    return LabeledProof(item, Verification((), 0, 0, 0.0), {}, (), LabelDecision(None, TOO_LONG_RULE, None, 0), error=reason)
+
+
+def seed_base(sampling: SamplingConfig, position: int, config: LabelConfig) -> int | None:
+    """Seeds are tied to the proof's place in the input, not to chunking, order or resumes.
+
+    Proof ``position`` owns the seeds base .. base + n: its verification request, then one
+    meta request per analysis.
+    """
+    return request_seed(sampling.seed, position * (config.n + 1))
+
+
+def verification_request(item: ProofItem, position: int, config: LabelConfig, sampling: SamplingConfig,
+                         prompts_dir: str | None) -> GenerationRequest:
+    [request] = make_requests([verification_messages(item.problem, item.proof, prompts_dir)], sampling, n=config.n)
+    return replace(request, seed=seed_base(sampling, position, config))
+
+
+def flagged_analyses(verification: Verification) -> list[int]:
+    """Analyses that report issues: these are meta-verified."""
+    return [index for index, analysis in enumerate(verification.analyses) if analysis.score is not None and analysis.score < 1.0]
+
+
+def meta_requests(item: ProofItem, position: int, verification: Verification, flagged: Sequence[int], config: LabelConfig,
+                  sampling: SamplingConfig, prompts_dir: str | None) -> list[GenerationRequest]:
+    prompts = [meta_verification_messages(MetaItem(item.problem, item.proof, verification.analyses[j].text), prompts_dir)
+               for j in flagged]
+    base = seed_base(sampling, position, config)
+    return [replace(request, seed=None if base is None else base + 1 + j)
+            for request, j in zip(make_requests(prompts, sampling, n=config.m), flagged)]
+
+
+def meta_rating(item: ProofItem, verification: Verification, index: int, result: GenerationResult) -> Verification:
+    return verification_from(result, META_FORMAT, (item.proof, verification.analyses[index].text))
+
+
+def assemble(item: ProofItem, verification: Verification, meta: dict[int, Verification], meta_errors: dict[int, str],
+             config: LabelConfig) -> LabeledProof:
+    """Apply validity votes and the k rule to one proof's verifications and meta ratings."""
+    validity = tuple(
+        index in meta and is_valid([a.score for a in meta[index].analyses], config.confirm_rating, config.majority)
+        for index in range(len(verification.analyses))
+    )
+    decision = decide([analysis.score for analysis in verification.analyses], validity, config.k)
+    return LabeledProof(item, verification, meta, validity, decision, meta_errors)
+
+
+def generate_fitting(engine: Engine, requests: Sequence[GenerationRequest]) -> tuple[list[GenerationResult | None], dict[int, str]]:
+    """Generate for every request that fits the context; the others get None and the reason.
+
+    A backend names the too-long prompts of a batch (``PromptTooLongError.indices``); those are
+    set aside and the rest sent again, so one oversized row never stops a run.
+    """
+    results: list[GenerationResult | None] = [None] * len(requests)
+    refused: dict[int, str] = {}
+    remaining = list(range(len(requests)))
+    while remaining:
+        try:
+            answers = engine.generate([requests[index] for index in remaining])
+        except PromptTooLongError as error:
+            if not error.indices:
+                raise
+            for offset in error.indices:
+                refused[remaining[offset]] = str(error) if len(error.indices) == 1 else "prompt does not fit the model's context"
+            remaining = [index for offset, index in enumerate(remaining) if offset not in set(error.indices)]
+            continue
+        for index, answer in zip(remaining, answers):
+            results[index] = answer
+        break
+    return results, refused
 
 
 def label_chunk(
-    engine: Engine, items: Sequence[ProofItem], config: LabelConfig, sampling: SamplingConfig, prompts_dir: str | None = None
+    engine: Engine, items: Sequence[tuple[int, ProofItem]], config: LabelConfig, sampling: SamplingConfig,
+    prompts_dir: str | None = None,
 ) -> list[LabeledProof]:
-    """Label a chunk of proofs with two engine calls: all verifications, then all meta-verifications."""
-    verifications = verify_proofs(engine, [(item.problem, item.proof) for item in items], config.n, sampling, prompts_dir)
-    flagged = [
-        (item_index, analysis_index)
-        for item_index, verification in enumerate(verifications)
-        for analysis_index, analysis in enumerate(verification.analyses)
-        if analysis.score is not None and analysis.score < 1.0
+    """Label (position, proof) pairs with two engine calls: all verifications, then all meta-verifications."""
+    answers, refused = generate_fitting(
+        engine, [verification_request(item, position, config, sampling, prompts_dir) for position, item in items]
+    )
+    verifications = {
+        slot: verification_from(answer, VERIFIER_FORMAT, (items[slot][1].proof,))
+        for slot, answer in enumerate(answers) if answer is not None
+    }
+    flagged = [(slot, index) for slot, verification in verifications.items() for index in flagged_analyses(verification)]
+    requests = [
+        request
+        for slot, verification in verifications.items()
+        for request in meta_requests(items[slot][1], items[slot][0], verification, flagged_analyses(verification), config,
+                                     sampling, prompts_dir)
     ]
-    ratings = meta_verify(
-        engine,
-        [MetaItem(items[i].problem, items[i].proof, verifications[i].analyses[j].text) for i, j in flagged],
-        config.m,
-        sampling,
-        prompts_dir,
-        seed_offset=len(items),
-    ) if flagged else []
-    meta_by_item: dict[int, dict[int, Verification]] = {}
-    for (item_index, analysis_index), rating in zip(flagged, ratings):
-        meta_by_item.setdefault(item_index, {})[analysis_index] = rating
-    labeled = []
-    for item_index, (item, verification) in enumerate(zip(items, verifications)):
-        meta = meta_by_item.get(item_index, {})
-        validity = tuple(
-            index in meta and is_valid([a.score for a in meta[index].analyses], config.confirm_rating, config.majority)
-            for index in range(len(verification.analyses))
-        )
-        decision = decide([analysis.score for analysis in verification.analyses], validity, config.k)
-        labeled.append(LabeledProof(item, verification, meta, validity, decision))
-    return labeled
+    ratings, meta_refused = generate_fitting(engine, requests) if requests else ([], {})
+    meta: dict[int, dict[int, Verification]] = {}
+    meta_errors: dict[int, dict[int, str]] = {}
+    for number, ((slot, index), rating) in enumerate(zip(flagged, ratings)):
+        if rating is None:
+            meta_errors.setdefault(slot, {})[index] = meta_refused[number]
+        else:
+            meta.setdefault(slot, {})[index] = meta_rating(items[slot][1], verifications[slot], index, rating)
+    return [
+        unverifiable(item, refused[slot]) if slot in refused
+        else assemble(item, verifications[slot], meta.get(slot, {}), meta_errors.get(slot, {}), config)
+        for slot, (_, item) in enumerate(items)
+    ]
 
 
 def finished_ids(path: Path) -> set[str]:
@@ -125,23 +216,33 @@ def run_labeling(
     config: LabelConfig,
     sampling: SamplingConfig,
     prompts_dir: str | None = None,
-    on_chunk: Callable[[int], None] | None = None,
+    on_done: Callable[[int], None] | None = None,
     done: set[str] | None = None,
 ) -> int:
-    """Label every item not yet in ``out``, appending records as chunks finish; returns how many were labeled now.
+    """Label every item not yet in ``out``, appending each record as it is finished; returns how many were labeled now.
 
-    ``done`` is ``finished_ids(out)`` when the caller has already read it.
+    A streaming backend (``engine.session``) labels proof by proof (``training.label_stream``);
+    others take chunks of ``config.chunk_size`` proofs, one engine call per stage. ``done``
+    is ``finished_ids(out)`` when the caller has already read it.
     """
     done = finished_ids(out) if done is None else done
-    pending = [item for item in items if item.id not in done]
+    pending = [(position, item) for position, item in enumerate(items) if item.id not in done]
     with open(out, "a", encoding="utf-8") as handle:
-        for start in range(0, len(pending), config.chunk_size):
-            chunk = pending[start: start + config.chunk_size]
-            for labeled in label_chunk(engine, chunk, config, sampling, prompts_dir):
-                handle.write(json.dumps(labeled.to_record(), ensure_ascii=False) + "\n")
-                handle.flush()
-            if on_chunk is not None:
-                on_chunk(len(chunk))
+
+        def write(labeled: LabeledProof) -> None:
+            handle.write(json.dumps(labeled.to_record(), ensure_ascii=False) + "\n")
+            handle.flush()
+            if on_done is not None:
+                on_done(1)
+
+        if isinstance(engine, StreamingEngine):
+            from training.label_stream import label_streaming
+
+            asyncio.run(label_streaming(engine, pending, config, sampling, prompts_dir, write))
+        else:
+            for start in range(0, len(pending), config.chunk_size):
+                for labeled in label_chunk(engine, pending[start: start + config.chunk_size], config, sampling, prompts_dir):
+                    write(labeled)
     return len(pending)
 
 

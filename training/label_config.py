@@ -24,7 +24,7 @@ class LabelConfig:
     majority: float = 0.5
     """An analysis is valid when more than this fraction of its parsed meta ratings confirm it."""
     chunk_size: int = 16
-    """Proofs per dispatch; each finished chunk is written before the next starts."""
+    """Proofs per engine call with in-process engines (a server gets each proof as soon as a slot is free)."""
     on_bad_row: str = "fail"
     """What a bad input row does: 'fail' (stop before any model call) or 'skip' (report and go on)."""
 

@@ -14,11 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 
+TOO_LONG_RULE = "prompt-too-long"
+"""The rule of a proof that could not be verified because its prompt does not fit the model."""
+
+
 @dataclass(frozen=True)
 class LabelDecision:
     label: float | None
     rule: str
-    """Which branch decided: 'k-valid-at-lowest', 'no-valid-issue', 'needs-human' or 'no-scored-analysis'."""
+    """Which branch decided: 'k-valid-at-lowest', 'no-valid-issue', 'needs-human', 'no-scored-analysis' or 'prompt-too-long'."""
     lowest: float | None
     valid_at_lowest: int
 

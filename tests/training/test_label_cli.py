@@ -18,10 +18,12 @@ REPO = Path(__file__).resolve().parents[2]
 SMALL = ("--engine", "transformers", "--n", "2", "--m", "1", "--k", "1", "--max-tokens", "24", "--seed", "0")
 
 
-def write_input(tmp_path: Path, count: int) -> Path:
+def write_input(tmp_path: Path, count: int, oversized: tuple[int, ...] = ()) -> Path:
+    """``count`` short proofs; those at ``oversized`` are ~9000 tokens, beyond the model's context."""
     path = tmp_path / "proofs.jsonl"
     rows = [
-        {"id": f"p{index}", "problem": f"Prove that {index} + {index} is even.", "proof": f"{index} + {index} = 2 * {index}.",
+        {"id": f"p{index}", "problem": f"Prove that {index} + {index} is even.",
+         "proof": "Clearly. " * 4500 if index in oversized else f"{index} + {index} = 2 * {index}.",
          "score": [0, 0.5, 1][index % 3]}
         for index in range(count)
     ]
@@ -97,12 +99,54 @@ def test_a_dead_server_stops_the_run_with_a_clear_error(cli, tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+def test_an_oversized_proof_is_recorded_and_the_rest_labeled(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    out = tmp_path / "labeled.jsonl"
+    result = cli("label", str(write_input(tmp_path, 3, oversized=(1,))), "--out", str(out), "--json", *SMALL)
+    assert result.returncode == 0, result.stderr
+    by_id = {record["id"]: record for record in records(out)}
+    assert by_id["p1"]["rule"] == "prompt-too-long" and by_id["p1"]["label"] is None
+    assert "context holds 8192" in by_id["p1"]["error"]
+    assert all(len(by_id[name]["analyses"]) == 2 for name in ("p0", "p2"))
+
+
+@pytest.mark.slow
 def test_label_through_a_real_server(cli, tmp_path: Path, vllm_server) -> None:
     out = tmp_path / "labeled.jsonl"
     result = cli(
-        "label", str(write_input(tmp_path, 3)), "--out", str(out), "--base-url", vllm_server.base_url,
+        "label", str(write_input(tmp_path, 3, oversized=(2,))), "--out", str(out), "--base-url", vllm_server.base_url,
         "--n", "2", "--m", "1", "--k", "1", "--max-tokens", "24", "--json",
     )
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert summary["engine"] == "openai" and summary["records"] == 3
+    assert summary["engine"] == "openai" and summary["records"] == 3 and summary["rules"]["prompt-too-long"] == 1
+    by_id = {record["id"]: record for record in records(out)}
+    assert "does not fit the model's context" in by_id["p2"]["error"]
+    assert all(len(by_id[name]["analyses"]) == 2 for name in ("p0", "p1"))
+
+
+@pytest.mark.slow
+def test_a_server_dying_mid_run_keeps_finished_records_and_resumes(cli, tmp_path: Path, vllm_server) -> None:
+    source, out = write_input(tmp_path, 12), tmp_path / "labeled.jsonl"
+    command = [
+        sys.executable, "-m", "proofsmith", "label", str(source), "--out", str(out), "--base-url", vllm_server.base_url,
+        "--n", "2", "--m", "1", "--k", "1", "--max-tokens", "24", "--max-concurrency", "1",
+        "--max-retries", "2", "--set", "engine.retry_backoff_s=0.2",
+    ]
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_bytes().splitlines()) < 2):
+        time.sleep(0.1)
+    vllm_server.stop(kill=True)
+    try:
+        _, stderr = process.communicate(timeout=120)
+        assert process.returncode == 2
+        assert "server unreachable after 3 attempts" in stderr.strip().splitlines()[-1] and "Traceback" not in stderr
+        finished = records(out)  # every line on disk is a whole record
+        assert 2 <= len(finished) < 12 and all(len(record["analyses"]) == 2 for record in finished)
+    finally:
+        vllm_server.start()
+    result = cli(*command[3:], "--json")
+    assert result.returncode == 0, result.stderr
+    resumed = records(out)
+    assert sorted(record["id"] for record in resumed) == sorted(f"p{index}" for index in range(12))
+    assert [record["id"] for record in resumed][: len(finished)] == [record["id"] for record in finished]
