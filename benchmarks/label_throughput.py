@@ -11,6 +11,8 @@ For n in (2, 4, 8) it runs, on the same warm server:
 
 and reports generated tokens/s of both, their ratio (goal >= 0.85), wall time against total
 tokens as n grows, and the server's prefix-cache hit rate (from /metrics) for each run.
+The prefix cache is reset before every measured run (the server runs with
+VLLM_SERVER_DEV_MODE=1), so both sides start cold.
 
     python benchmarks/label_throughput.py --out benchmarks/results/label_throughput.json
 """
@@ -64,6 +66,14 @@ def prefix_cache_counters(base_url: str) -> tuple[float, float] | None:
     return values["prefix_cache_hits"], values["prefix_cache_queries"]
 
 
+def reset_prefix_cache(base_url: str) -> None:
+    """Start every measured run from a cold prefix cache, so neither side inherits the other's prompts."""
+    import httpx
+
+    response = httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60)
+    response.raise_for_status()
+
+
 def hit_rate(before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:
     if before is None or after is None or after[1] == before[1]:
         return None
@@ -100,6 +110,7 @@ def measure(server: Any, n: int) -> dict[str, Any]:
     report: dict[str, Any] = {"n": n}
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "labeled.jsonl"
+        reset_prefix_cache(server.base_url)
         before = prefix_cache_counters(server.base_url)
         started = time.perf_counter()
         run_labeling(engine, batch, out, LabelConfig(n=n, m=1, k=1, chunk_size=PROOFS), sampling)
@@ -108,6 +119,7 @@ def measure(server: Any, n: int) -> dict[str, Any]:
         report["pipeline"] = {"seconds": round(elapsed, 2), "completion_tokens": tokens, "tokens_per_s": round(tokens / elapsed, 1),
                               "prefix_cache_hit_rate": hit_rate(before, prefix_cache_counters(server.base_url))}
     prompts = [[message.to_dict() for message in verification_messages(item.problem, item.proof)] for item in batch]
+    reset_prefix_cache(server.base_url)
     before = prefix_cache_counters(server.base_url)
     started = time.perf_counter()
     tokens = asyncio.run(raw_client(server.base_url, server.served_name, prompts, n))
@@ -127,7 +139,7 @@ def main() -> None:
 
     log = Path(os.environ.get("TMPDIR", "/tmp")) / "proofsmith-label-bench-server.log"
     results = []
-    with VLLMServer(max_model_len=4096, kv_cache_gb=2, log_path=log, log_stats=True) as server:
+    with VLLMServer(max_model_len=4096, kv_cache_gb=2, log_path=log, log_stats=True, dev_mode=True) as server:
         asyncio.run(raw_client(server.base_url, server.served_name, [[{"role": "user", "content": "Say hi."}]] * 4, 1))
         for n in args.n:
             print(f"n={n} ...", file=sys.stderr, flush=True)

@@ -81,8 +81,8 @@ def detect_format(path: Path) -> str:
     raise InputError(f"cannot tell the format of {path}: use .jsonl, .csv, .parquet or a datasets directory")
 
 
-def _raw_rows(path: Path, kind: str) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
-    """(line, row, error) for every record in the file."""
+def raw_rows(path: Path, kind: str, split: str | None = None) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+    """(line, row, error) for every record in the file; ``split`` picks one split of a datasets folder."""
     if kind == "jsonl":
         with open(path, "rb") as handle:
             for number, raw in enumerate(handle, start=1):
@@ -110,12 +110,12 @@ def _raw_rows(path: Path, kind: str) -> Iterator[tuple[int, dict[str, Any] | Non
             yield line, dict(row), None
             line = reader.line_num + 1
     else:
-        table = _load_table(path, kind)
+        table = _load_table(path, kind, split)
         for number, row in enumerate(table, start=1):
             yield number, dict(row), None
 
 
-def _load_table(path: Path, kind: str) -> Any:
+def _load_table(path: Path, kind: str, split: str | None = None) -> Any:
     try:
         if kind == "parquet":
             import pyarrow.parquet as parquet
@@ -125,6 +125,8 @@ def _load_table(path: Path, kind: str) -> Any:
 
         loaded = datasets.load_from_disk(str(path))
         if isinstance(loaded, datasets.DatasetDict):
+            if split is not None and split in loaded:
+                return loaded[split]
             if len(loaded) != 1:
                 raise InputError(f"{path} holds splits {sorted(loaded)}: point at one split's folder")
             loaded = next(iter(loaded.values()))
@@ -135,7 +137,7 @@ def _load_table(path: Path, kind: str) -> Any:
         raise InputError(f"cannot read {path} as {kind}: {type(error).__name__}: {error}") from None
 
 
-def _score(value: Any, score_map: tuple[tuple[str, float], ...] = ()) -> float | None | str:
+def parse_score(value: Any, score_map: tuple[tuple[str, float], ...] = ()) -> float | None | str:
     """The human score, None when absent, or an error string."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
@@ -160,7 +162,7 @@ def read_items(path: str | Path, columns: ColumnMap = ColumnMap()) -> tuple[list
     items: list[ProofItem] = []
     bad: list[BadRow] = []
     seen: set[str] = set()
-    for line, row, error in _raw_rows(source, kind):
+    for line, row, error in raw_rows(source, kind):
         if row is None:
             bad.append(BadRow(line, error or "unreadable"))
             continue
@@ -172,7 +174,7 @@ def read_items(path: str | Path, columns: ColumnMap = ColumnMap()) -> tuple[list
         if not str(problem).strip() or not str(proof).strip():
             bad.append(BadRow(line, "empty problem" if not str(problem).strip() else "empty proof"))
             continue
-        score = _score(row.get(columns.score), columns.score_map)
+        score = parse_score(row.get(columns.score), columns.score_map)
         if isinstance(score, str):
             bad.append(BadRow(line, score))
             continue

@@ -76,6 +76,24 @@ class TransformersEngine:
         self.load_time_s = time.perf_counter() - started
         logger.info("loaded %s on %s in %.1f s", source.path, self.device, self.load_time_s)
 
+    @classmethod
+    def around(cls, model: Any, tokenizer: Any, name: str, batch_size: int = 32) -> TransformersEngine:
+        """An engine on a model that is already loaded, e.g. the policy being trained (which stays shared)."""
+        import copy
+
+        engine = cls.__new__(cls)
+        engine.model_path, engine.model, engine.batch_size = "", name, batch_size
+        engine.device = str(next(model.parameters()).device)
+        engine._model = model
+        engine._tokenizer = copy.copy(tokenizer)  # our left padding must not change the trainer's tokenizer
+        engine._tokenizer.padding_side = "left"
+        if engine._tokenizer.pad_token_id is None:
+            engine._tokenizer.pad_token = engine._tokenizer.eos_token
+        engine.context_length = int(getattr(model.config, "max_position_embeddings", 0) or 0) or 2048
+        engine.eos_ids = end_of_sequence_ids(model, engine._tokenizer)
+        engine.load_time_s = 0.0
+        return engine
+
     def prompt_ids(self, request: GenerationRequest) -> list[int]:
         try:
             rendered = self._tokenizer.apply_chat_template(

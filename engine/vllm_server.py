@@ -45,6 +45,7 @@ class VLLMServer:
         kv_cache_gb: int = 1,
         dtype: str = "auto",
         log_stats: bool = False,
+        dev_mode: bool = False,
         log_path: str | Path | None = None,
         extra_args: tuple[str, ...] = (),
     ) -> None:
@@ -55,6 +56,8 @@ class VLLMServer:
         self.kv_cache_gb = kv_cache_gb
         self.dtype = dtype_name(dtype, "cpu")
         self.log_stats = log_stats
+        self.dev_mode = dev_mode
+        """VLLM_SERVER_DEV_MODE=1: enables /reset_prefix_cache, /collective_rpc and the other dev routes."""
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
@@ -81,6 +84,8 @@ class VLLMServer:
 
     def start(self, timeout_s: float = 300.0) -> VLLMServer:
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": str(self.kv_cache_gb)}
+        if self.dev_mode:
+            env["VLLM_SERVER_DEV_MODE"] = "1"
         self._log = open(self.log_path, "ab") if self.log_path else None
         # Own process group: stop() must reach vLLM's engine-core child too.
         self.process = subprocess.Popen(

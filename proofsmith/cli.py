@@ -12,12 +12,14 @@ from collections.abc import Callable, Sequence
 
 from data.errors import ProofsmithError
 from proofsmith import __version__
+from training.train_config import TrainConfig
 from proofsmith.options import (
     ENGINE_FLAGS,
     LABEL_FLAGS,
     META_VERIFY_FLAGS,
     PROVE_FLAGS,
     SEARCH_FLAGS,
+    TRAIN_FLAGS,
     VERIFY_FLAGS,
     Flag,
     add_flags,
@@ -69,6 +71,20 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--id-column", default="id", metavar="NAME", help="input column with a row id (default: id; a content hash when absent)")
     label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
     label.add_argument("--score-map", metavar="RAW=SCORE,...", help="map raw human grades to scores, e.g. 7=1,6=0.5,1=0,0=0 (IMO points)")
+    train = subparsers.add_parser(
+        "train", help="GRPO training of a role on TRL, or the SFT cold start",
+        description="Train the verifier, meta-verifier or generator with GRPO (TRL), run the supervised cold start (sft), "
+                    "or the whole iteration schedule (loop).",
+    )
+    train.add_argument("role", choices=("verifier", "meta-verifier", "generator", "sft", "loop"),
+                       help="what to train; loop runs the whole iteration schedule")
+    train.add_argument("--config", metavar="FILE", help="TOML training config (see configs/*_cpu.toml, *_gpu.toml)")
+    train.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override any config field (repeatable)")
+    train.add_argument("--dry-run", action="store_true", help="write the resolved config to the run directory, print it, and stop")
+    train.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
+    train.add_argument("--verbose", action="store_true", help="log progress of the libraries to stderr")
+    train.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    add_flags(train, TRAIN_FLAGS, "training settings", root=TrainConfig)
     return parser
 
 
@@ -77,6 +93,10 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from proofsmith.commands import prove
 
         return prove.run
+    if command == "train":
+        from proofsmith.commands import train
+
+        return train.run
     if command == "label":
         from proofsmith.commands import label
 

@@ -163,14 +163,15 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
 
 def resolve_config(
-    path: str | Path | None = None, overrides: dict[str, Any] | None = None, assignments: list[str] | None = None
-) -> Config:
-    """Defaults, then the TOML file, then flag overrides, then ``--set`` assignments."""
+    path: str | Path | None = None, overrides: dict[str, Any] | None = None, assignments: list[str] | None = None,
+    root: type = Config,
+) -> Any:
+    """Defaults, then the TOML file, then flag overrides, then ``--set`` assignments, into dataclass ``root``."""
     values: dict[str, Any] = read_toml(path) if path else {}
     values = _merge(values, overrides or {})
     for assignment in assignments or []:
         values = _merge(values, parse_assignment(assignment))
-    return _build(Config, values, "")
+    return _build(root, values, "")
 
 
 def config_dict(config: Any) -> dict[str, Any]:

@@ -72,19 +72,32 @@ LABEL_FLAGS: tuple[Flag, ...] = (
 )
 
 
-def _doc(path: str) -> str:
-    owner: Any = Config
+TRAIN_FLAGS: tuple[Flag, ...] = (
+    Flag("--run-dir", "run_dir", metavar="DIR"),
+    Flag("--model", "model.name", metavar="MODEL"),
+    Flag("--data", "data.path", metavar="PATH"),
+    Flag("--max-steps", "grpo.max_steps", metavar="N"),
+    Flag("--group-size", "grpo.group_size", metavar="G"),
+    Flag("--max-completion-length", "grpo.max_completion_length", metavar="N"),
+    Flag("--learning-rate", "grpo.learning_rate", metavar="LR"),
+    Flag("--sft-steps", "sft.max_steps", metavar="N"),
+    Flag("--prompts", "prompts_dir", metavar="DIR"),
+)
+
+
+def _doc(path: str, root: type = Config) -> str:
+    owner: Any = root
     parts = path.split(".")
     for part in parts[:-1]:
-        owner = Config.__dataclass_fields__[part].default_factory  # type: ignore[misc]
-    default = Config()
+        owner = owner.__dataclass_fields__[part].default_factory  # type: ignore[misc]
+    default = root()
     for part in parts:
         default = getattr(default, part)
     shown = "unset" if default in (None, "", []) else default
     return f"{field_docs(owner).get(parts[-1], '')} (default: {shown})"
 
 
-def add_flags(parser: argparse.ArgumentParser, flags: tuple[Flag, ...], title: str) -> None:
+def add_flags(parser: argparse.ArgumentParser, flags: tuple[Flag, ...], title: str, root: type = Config) -> None:
     group = parser.add_argument_group(title)
     for flag in flags:
         group.add_argument(
@@ -93,7 +106,7 @@ def add_flags(parser: argparse.ArgumentParser, flags: tuple[Flag, ...], title: s
             default=None,
             action="append" if flag.repeatable else "store",
             metavar=flag.metavar,
-            help=_doc(flag.path),
+            help=_doc(flag.path, root),
         )
 
 

@@ -11,6 +11,7 @@ from data.errors import InputError
 from proofsmith.cli import build_parser
 from proofsmith.config import Config, field_docs, parse_assignment, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from
+from training.train_config import TrainConfig
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY_MODULES = ("torch", "transformers", "vllm", "trl", "httpx")
@@ -22,6 +23,7 @@ LIGHT_MODULES = (
     "verifier.config",
     "meta_verifier.config",
     "training.label_config",
+    "training.train_config",
     "data.readers",
     "proofsmith.cli",
 )
@@ -65,7 +67,7 @@ def test_config_classes_cover_every_section() -> None:
     }
 
 
-@pytest.mark.parametrize("cls", config_classes(), ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", list(dict.fromkeys(config_classes() + config_classes(TrainConfig))), ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
 def test_every_config_field_has_a_docstring(cls: type) -> None:
     docs = field_docs(cls)
     undocumented = [item.name for item in dataclasses.fields(cls) if not docs.get(item.name, "").strip()]
@@ -273,5 +275,7 @@ SHIPPED_CONFIGS = sorted((REPO / "configs").glob("*.toml"))
     ids=lambda path: path.name if isinstance(path, Path) else "none",
 )
 def test_shipped_configs_resolve(path: Path) -> None:
-    config = resolve_config(path)
-    assert resolve_config(None, tomllib.loads(to_toml(config))) == config
+    """Training configs (they name a run_dir) resolve into TrainConfig, the others into Config."""
+    root = TrainConfig if "run_dir" in tomllib.loads(path.read_text(encoding="utf-8")) else Config
+    config = resolve_config(path, root=root)
+    assert resolve_config(None, tomllib.loads(to_toml(config)), root=root) == config

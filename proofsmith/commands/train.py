@@ -1,0 +1,127 @@
+"""``proofsmith train ROLE``: GRPO for the verifier, meta-verifier or generator, or the SFT cold start.
+
+Order of work, so that every user error surfaces before a model loads and leaves no
+run directory behind: resolve the config (``--dry-run`` writes it to the run directory,
+prints it and stops), read and check the data, write the config, then train. A run directory that already holds ``COMPLETE`` is not trained again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from data.errors import InputError
+from proofsmith.config import resolve_config, to_toml
+from proofsmith.options import TRAIN_FLAGS, overrides_from
+from training.train_config import COMPLETE_MARKER, TrainConfig
+
+ROLE_DATA = {"verifier": "verifier", "meta-verifier": "meta-verifier", "generator": "generator", "sft": "sft"}
+"""Which columns each role reads (``training.examples.read_rows``)."""
+
+
+def prepare_run_dir(config: TrainConfig) -> Path:
+    run_dir = Path(config.run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"run_dir {run_dir} exists and is not a directory")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create run_dir {run_dir}: {error.strerror}") from None
+    (run_dir / "config.toml").write_text(to_toml(config), encoding="utf-8")
+    return run_dir
+
+
+def summary_of(run_dir: Path, role: str) -> dict[str, Any]:
+    from training.run_logging import curve, read_metrics
+
+    records = read_metrics(run_dir / "metrics.jsonl")
+    summary: dict[str, Any] = {"role": role, "run_dir": str(run_dir), "final_model": str(run_dir / "final"), "steps": 0}
+    if records:
+        summary["steps"] = records[-1]["step"]
+    for name in ("reward", "reward/format", "loss", "frac_reward_zero_std"):
+        steps, values = curve(records, name)
+        if values:
+            summary[name] = {"first": round(values[0], 4), "last": round(values[-1], 4)}
+    before, after = run_dir / "holdout_before.json", run_dir / "holdout_after.json"
+    if before.exists() and after.exists():
+        summary["holdout"] = {"before": json.loads(before.read_text()), "after": json.loads(after.read_text())}
+    return summary
+
+
+def run_loop(config: TrainConfig, as_json: bool) -> int:
+    from training.loop import Loop
+
+    loop = Loop(config)
+    loop.check_data()
+    prepare_run_dir(config)
+    with contextlib.redirect_stdout(sys.stderr):
+        stages = loop.run()
+    result = {"role": "loop", "run_dir": config.run_dir, "final_model": loop.model, "stages": stages}
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        for stage in stages:
+            print(f"iteration {stage['iteration']} {stage['stage']}: {stage['status']}")
+        print(f"loop complete; final model {loop.model}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    role = args.role
+    config: TrainConfig = resolve_config(args.config, overrides_from(args, TRAIN_FLAGS), args.set, root=TrainConfig)
+    if args.dry_run:
+        prepare_run_dir(config)
+        sys.stdout.write(to_toml(config))
+        return 0
+    if role == "loop":
+        return run_loop(config, args.json)
+    from training.examples import read_rows, split_holdout
+
+    rows = read_rows(config.data, ROLE_DATA[role], tuple(config.sft.formats))
+    held_out: list[Any] = []
+    if config.data.holdout:
+        rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
+    run_dir = prepare_run_dir(config)
+    measure_holdout = bool(held_out) and role in ("verifier", "meta-verifier") and not (run_dir / COMPLETE_MARKER).exists()
+    if measure_holdout and not (run_dir / "holdout_before.json").exists():
+        write_holdout(run_dir / "holdout_before.json", config.model.name, role, held_out, config)
+    if (run_dir / COMPLETE_MARKER).exists():
+        print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
+    elif role == "sft":
+        from training.role_data import sft_records
+        from training.sft import run_sft
+
+        with contextlib.redirect_stdout(sys.stderr):  # the trainers print their logs; stdout is for --json
+            run_sft(config, sft_records(rows, config.sft.formats, config.prompts_dir or None))
+    else:
+        from training.grpo import run_grpo
+
+        with contextlib.redirect_stdout(sys.stderr):
+            run_grpo(role, config, rows)
+    if measure_holdout:
+        write_holdout(run_dir / "holdout_after.json", str(run_dir / "final"), role, held_out, config)
+    summary = summary_of(run_dir, role)
+    if args.json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+    else:
+        print(f"{role}: {summary['steps']} steps in {run_dir}; model in {summary['final_model']}")
+        for name in ("reward", "reward/format", "loss", "frac_reward_zero_std"):
+            if name in summary:
+                print(f"  {name}: {summary[name]['first']} -> {summary[name]['last']}")
+        if "holdout" in summary:
+            before, after = summary["holdout"]["before"], summary["holdout"]["after"]
+            print(f"  held-out agreement ({before['rows']} rows, greedy): exact {before['exact']} -> {after['exact']}, "
+                  f"format failures {before['format_failure_rate']} -> {after['format_failure_rate']}")
+    return 0
+
+
+def write_holdout(path: Path, model: str, role: str, rows: list[Any], config: TrainConfig) -> None:
+    from training.holdout import agreement
+
+    with contextlib.redirect_stdout(sys.stderr):
+        result = agreement(model, role, rows, config.grpo.max_completion_length, config.prompts_dir or None)
+    path.write_text(json.dumps({"model": model, **result}), encoding="utf-8")

@@ -1,0 +1,232 @@
+"""``proofsmith train``: bad configs fail before any model loads; real GRPO/SFT steps on the embedded model."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from training.synthetic_data import graded_rows, rated_rows
+
+REPO = Path(__file__).resolve().parents[2]
+NO_MODEL = ("--model", "./no-such-model")  # any attempt to load a model would fail differently
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def graded(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "graded.jsonl", graded_rows(2))
+
+
+def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, graded: Path) -> None:
+    run_dir = tmp_path / "run"
+    result = cli("train", "verifier", "--run-dir", str(run_dir), "--data", str(graded), "--max-steps", "7",
+                 "--set", "rewards.alpha=0.5", "--dry-run", *NO_MODEL)
+    assert result.returncode == 0, result.stderr
+    written = (run_dir / "config.toml").read_text(encoding="utf-8")
+    assert written == result.stdout and "max_steps = 7" in written and "alpha = 0.5" in written
+    assert sorted(path.name for path in run_dir.iterdir()) == ["config.toml"]
+
+
+@pytest.mark.parametrize(
+    ("role", "arguments", "message"),
+    [
+        ("verifier", ("--set", "grpo.bogus=1"), "unknown setting grpo.'bogus'"),
+        ("verifier", ("--set", "grpo.group_size=1"), "group_size must be >= 2"),
+        ("verifier", ("--data", "missing.jsonl"), "training data not found: missing.jsonl"),
+        ("verifier", ("--set", "data.score_column=grade"), "missing column 'grade'"),
+        ("meta-verifier", (), "missing column 'analysis'"),
+        ("generator", ("--set", "data.problem_column=statement"), "missing column 'statement'"),
+        ("verifier", ("--set", "data.path="), "no training data"),
+    ],
+)
+def test_bad_configs_fail_in_one_line_before_loading_a_model(
+    cli, tmp_path: Path, graded: Path, role: str, arguments: tuple[str, ...], message: str
+) -> None:
+    result = cli("train", role, "--run-dir", str(tmp_path / "run"), "--data", str(graded), *arguments, *NO_MODEL)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_score_outside_the_scale_names_its_line(cli, tmp_path: Path) -> None:
+    rows = graded_rows(1)
+    rows[4]["score"] = 0.7
+    data = write_jsonl(tmp_path / "bad.jsonl", rows)
+    result = cli("train", "sft", "--run-dir", str(tmp_path / "run"), "--data", str(data), *NO_MODEL)
+    assert result.returncode == 2
+    assert "row at line 5: score 0.7 is not one of 0, 0.5, 1" in result.stderr
+
+
+def test_an_unknown_key_in_the_config_file_is_refused(cli, tmp_path: Path, graded: Path) -> None:
+    config = tmp_path / "train.toml"
+    config.write_text(f'run_dir = "{tmp_path / "run"}"\n[data]\npath = "{graded}"\nproblem_colum = "x"\n', encoding="utf-8")
+    result = cli("train", "verifier", "--config", str(config), *NO_MODEL)
+    assert result.returncode == 2 and "unknown setting data.'problem_colum'" in result.stderr
+
+
+def tensors(directory: Path) -> dict[str, object]:
+    from safetensors.torch import load_file
+
+    loaded: dict[str, object] = {}
+    for shard in sorted(directory.glob("*.safetensors")):
+        loaded.update(load_file(str(shard)))
+    return loaded
+
+
+def changed_weights(before: Path, after: Path) -> int:
+    import torch
+
+    old, new = tensors(before), tensors(after)
+    return sum(1 for name, value in new.items() if name in old and not torch.equal(old[name], value))  # type: ignore[arg-type]
+
+
+SHORT_PROMPTS = {
+    "verify.md": "Grade this proof.\nProblem: {{problem}}\nProof: {{proof}}",
+    "meta_verify.md": "Rate this grading.\nProblem: {{problem}}\nProof: {{proof}}\nGrading: {{analysis}}",
+    "generate.md": "Prove it and grade your proof.\nProblem: {{problem}}",
+}
+
+
+def run_proofsmith(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "proofsmith", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=1200, env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=False)
+
+
+@pytest.fixture(scope="module")
+def cold_start(tmp_path_factory: pytest.TempPathFactory, embedded_checkpoint: str) -> dict[str, Path]:
+    """A real `train sft` cold start that writes all three formats, with short prompts so CPU steps are quick.
+
+    GRPO learns only from groups whose rewards differ, and the base 135M model never writes
+    a parsable verdict; after this cold start it does, with uncertain scores.
+    """
+    folder = tmp_path_factory.mktemp("cold_start")
+    prompts = folder / "prompts"
+    prompts.mkdir()
+    for name, text in SHORT_PROMPTS.items():
+        (prompts / name).write_text(text, encoding="utf-8")
+    data = write_jsonl(folder / "rated.jsonl", rated_rows(2))
+    run_dir = folder / "sft"
+    result = run_proofsmith("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--prompts", str(prompts),
+                            "--json", "--sft-steps", "8", "--set", "sft.batch_size=8", "--set", "sft.learning_rate=5e-4",
+                            "--set", "sft.max_length=320", "--set", "model.lora=false",
+                            "--set", "sft.formats=verifier,generator,meta-verifier")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["steps"] == 8 and summary["loss"]["last"] < summary["loss"]["first"]
+    return {"model": run_dir / "final", "prompts": prompts, "run_dir": run_dir, "data": data}
+
+
+@pytest.mark.slow
+def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, cold_start: dict[str, Path], embedded_checkpoint: str) -> None:
+    run_dir = cold_start["run_dir"]
+    assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
+    assert changed_weights(Path(embedded_checkpoint), run_dir / "final") > 0
+    proved = cli("prove", "Prove that 2 + 2 = 4.", "--engine", "transformers", "--model", str(run_dir / "final"),
+                 "--max-rounds", "1", "--max-tokens", "8", "--json")
+    assert proved.returncode == 0, proved.stderr
+    rerun = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(cold_start["data"]), "--json",
+                "--set", "sft.formats=verifier,generator,meta-verifier")
+    assert rerun.returncode == 0 and "already complete" in rerun.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("role", "rows", "completion_tokens"),
+    [("verifier", graded_rows(1, start=20), 96), ("meta-verifier", rated_rows(1)[12:24], 64),
+     ("generator", graded_rows(1, start=20), 144)],
+)
+def test_two_real_grpo_steps_change_weights_and_write_a_loadable_model(
+    cli, tmp_path: Path, cold_start: dict[str, Path], role: str, rows: list[dict], completion_tokens: int
+) -> None:
+    data, run_dir = write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "run"
+    result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
+                 "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "2", "--group-size", "4",
+                 "--max-completion-length", str(completion_tokens), "--learning-rate", "1e-4",
+                 "--set", "grpo.save_steps=1", "--set", "rewards.max_tokens=96", "--set", "grpo.prompts_per_step=1")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["steps"] == 2 and "reward" in summary
+    assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
+    assert sorted(path.name for path in (run_dir / "checkpoints").iterdir()) == ["checkpoint-1", "checkpoint-2"]
+    assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert any(key.endswith("reward/format") for record in metrics for key in record)
+    assert changed_weights(cold_start["model"], run_dir / "final") > 0
+    problem, proof = tmp_path / "problem.txt", tmp_path / "proof.txt"
+    problem.write_text(str(rows[0]["problem"]), encoding="utf-8")
+    proof.write_text(str(rows[0]["proof"]), encoding="utf-8")
+    verified = cli("verify", "--problem", str(problem), "--proof", str(proof), "--engine", "transformers",
+                   "--model", str(run_dir / "final"), "--samples", "1", "--max-tokens", "8", "--json")
+    assert verified.returncode == 0, verified.stderr
+    assert json.loads(verified.stdout)["model"] == str(run_dir / "final")
+
+
+def tiny_loop_config(tmp_path: Path) -> Path:
+    graded = write_jsonl(tmp_path / "graded.jsonl", graded_rows(1)[:4])
+    rated = write_jsonl(tmp_path / "rated.jsonl", rated_rows(1)[:4])
+    config = tmp_path / "loop.toml"
+    config.write_text(f"""
+run_dir = "{tmp_path / 'loop'}"
+[loop]
+iterations = 2
+verifier_data = "{graded}"
+meta_data = "{rated}"
+generator_data = "{graded}"
+sample_problems = 2
+proofs_per_problem = 1
+auto_label = true
+max_tokens = 24
+[sft]
+max_steps = 2
+batch_size = 2
+max_length = 256
+[grpo]
+group_size = 2
+max_steps = 1
+max_completion_length = 12
+save_steps = 1
+[rewards]
+max_tokens = 12
+[label]
+n = 2
+m = 1
+k = 1
+""", encoding="utf-8")
+    return config
+
+
+@pytest.mark.slow
+def test_an_interrupted_loop_resumes_at_the_next_stage(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    config, run_dir = tiny_loop_config(tmp_path), tmp_path / "loop"
+    process = subprocess.Popen([sys.executable, "-m", "proofsmith", "train", "loop", "--config", str(config)],
+                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and not (run_dir / "iter1" / "sft" / "COMPLETE").exists() and process.poll() is None:
+        time.sleep(0.2)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert (run_dir / "iter1" / "sft" / "COMPLETE").exists() and not (run_dir / "COMPLETE").exists()
+
+    result = cli("train", "loop", "--config", str(config), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    stages = [(stage["iteration"], stage["stage"]) for stage in summary["stages"]]
+    assert stages == [(1, "sft"), (1, "meta-verifier"), (1, "verifier"), (1, "generator"),
+                      (2, "label"), (2, "rft"), (2, "meta-verifier"), (2, "verifier"), (2, "generator")]
+    assert summary["stages"][0]["status"] == "skipped (complete)"
+    assert summary["final_model"] == str(run_dir / "iter2" / "generator" / "final")
+    assert (run_dir / "COMPLETE").exists() and (run_dir / "iter2" / "labeled.jsonl").exists()
+    for stage in ("meta-verifier", "verifier", "generator"):
+        assert (run_dir / "iter2" / stage / "final" / "config.json").exists()
