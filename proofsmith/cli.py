@@ -26,14 +26,20 @@ from proofsmith.options import (
 )
 
 
-def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...]) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(name, help=summary, description=summary)
-    parser.add_argument("--config", metavar="FILE", help="TOML file with [engine], [sampling], [prove], [verify], [meta_verify] tables")
+def add_run_options(parser: argparse.ArgumentParser, config_help: str, dry_run_help: str) -> None:
+    """The options every command takes: config file, overrides, dry run, output and error modes."""
+    parser.add_argument("--config", metavar="FILE", help=config_help)
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override any config field (repeatable)")
-    parser.add_argument("--dry-run", action="store_true", help="print the resolved config as TOML and stop")
+    parser.add_argument("--dry-run", action="store_true", help=dry_run_help)
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout and nothing else there")
     parser.add_argument("--verbose", action="store_true", help="log progress of the libraries to stderr")
     parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+
+
+def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...]) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(name, help=summary, description=summary)
+    add_run_options(parser, "TOML file with [engine], [sampling], [prove], [verify], [meta_verify] tables",
+                    "print the resolved config as TOML and stop")
     add_flags(parser, flags, f"{name} settings")
     add_flags(parser, ENGINE_FLAGS, "engine and sampling")
     return parser
@@ -78,12 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument("role", choices=("verifier", "meta-verifier", "generator", "sft", "loop"),
                        help="what to train; loop runs the whole iteration schedule")
-    train.add_argument("--config", metavar="FILE", help="TOML training config (see configs/*_cpu.toml, *_gpu.toml)")
-    train.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override any config field (repeatable)")
-    train.add_argument("--dry-run", action="store_true", help="write the resolved config to the run directory, print it, and stop")
-    train.add_argument("--json", action="store_true", help="print one JSON summary on stdout")
-    train.add_argument("--verbose", action="store_true", help="log progress of the libraries to stderr")
-    train.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    add_run_options(train, "TOML training config (see configs/*_cpu.toml, *_gpu.toml)",
+                    "write the resolved config to the run directory, print it, and stop")
     add_flags(train, TRAIN_FLAGS, "training settings", root=TrainConfig)
     return parser
 

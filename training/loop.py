@@ -65,7 +65,7 @@ class Loop:
         self.model = config.model.name
         """The model the next stage starts from."""
         self.log: list[dict[str, Any]] = []
-        """(iteration, stage, model, status) in the order the stages ran or were skipped."""
+        """{iteration, stage, status} in the order the stages ran or were skipped."""
 
     # -- data -------------------------------------------------------------------------------
 
@@ -84,9 +84,10 @@ class Loop:
 
     # -- stages -----------------------------------------------------------------------------
 
-    def stage_config(self, stage_dir: Path, data_path: str) -> TrainConfig:
+    def stage_config(self, stage_dir: Path) -> TrainConfig:
+        """The loop's config for one stage: its own run directory, starting from the current model."""
         return replace(self.config, run_dir=str(stage_dir), model=replace(self.config.model, name=self.model),
-                       data=replace(self.config.data, path=data_path, holdout=0))
+                       data=replace(self.config.data, holdout=0))
 
     def train_stage(self, iteration: int, stage: str, rows: list[TrainingRow] | None = None,
                     records: list[dict[str, Any]] | None = None) -> None:
@@ -98,7 +99,7 @@ class Loop:
             self.log.append({"iteration": iteration, "stage": stage, "status": "skipped (complete)"})
         else:
             stage_dir.mkdir(parents=True, exist_ok=True)
-            config = self.stage_config(stage_dir, "")
+            config = self.stage_config(stage_dir)
             (stage_dir / "config.toml").write_text(to_toml(config), encoding="utf-8")
             logger.info("iteration %d: %s from %s", iteration, stage, self.model)
             if stage in ("sft", "rft"):

@@ -4,7 +4,7 @@ TRL calls a reward with the step's prompts, completions and the dataset's extra 
 (here ``problem``, ``proof``, ``analysis``, ``reference``), and accepts ``None`` for a
 rollout it should leave out of the advantage. Each reward returns its total and logs
 every component through TRL's ``log_metric`` (averaged per logging step, written to
-TensorBoard): ``reward/format`` (1 − format-failure rate), the role's score terms,
+TensorBoard): ``reward/format`` and ``format_failure_rate``, the role's score terms,
 ``skipped`` (rollouts left out because a scoring call failed or could not be parsed),
 and for rewards that call engines their seconds and completion tokens per step.
 
@@ -122,6 +122,7 @@ class VerifierReward(RoleReward):
         parsed = [(score, ref) for score, ref in zip(scores, reference) if score is not None]
         log_all(log_metric, {
             "reward/format": fmean(score is not None for score in scores),
+            "format_failure_rate": fmean(score is None for score in scores),
             "reward/score_agreement": fmean(1 - abs(s - r) for s, r in parsed) if parsed else None,
             "reward/meta": mean_or_none([rating_of[i] for i in parsed_indices]),
             "skipped": float(sum(reward is None for reward in rewards)),
@@ -152,6 +153,7 @@ class MetaVerifierReward(RoleReward):
         parsed = [(rating, ref) for rating, ref in zip(ratings, reference) if rating is not None]
         log_all(log_metric, {
             "reward/format": fmean(rating is not None for rating in ratings),
+            "format_failure_rate": fmean(rating is None for rating in ratings),
             "reward/rating_agreement": fmean(1 - abs(m - r) for m, r in parsed) if parsed else None,
         })
         return rewards
@@ -194,6 +196,7 @@ class GeneratorReward(RoleReward):
                 rewards.append(part.total)
         log_all(log_metric, {
             "reward/format": fmean(item.format_ok for item in generated),
+            "format_failure_rate": fmean(not item.format_ok for item in generated),
             "reward/proof_score": fmean(part.proof_score for part in parts) if parts else None,
             "reward/self_accuracy": fmean(part.self_accuracy for part in parts) if parts else None,
             "self_score": mean_or_none([item.self_score for item in generated]),

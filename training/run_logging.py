@@ -15,7 +15,7 @@ from typing import Any
 
 from transformers import TrainerCallback
 
-PLOTTED = ("reward", "reward/format", "reward/score_agreement", "reward/meta", "reward/rating_agreement",
+PLOTTED = ("reward", "format_failure_rate", "reward/format", "reward/score_agreement", "reward/meta", "reward/rating_agreement",
            "reward/proof_score", "reward/self_accuracy", "frac_reward_zero_std", "loss", "self_score")
 
 

@@ -42,7 +42,7 @@ def summary_of(run_dir: Path, role: str) -> dict[str, Any]:
     summary: dict[str, Any] = {"role": role, "run_dir": str(run_dir), "final_model": str(run_dir / "final"), "steps": 0}
     if records:
         summary["steps"] = records[-1]["step"]
-    for name in ("reward", "reward/format", "loss", "frac_reward_zero_std"):
+    for name in ("reward", "format_failure_rate", "loss", "frac_reward_zero_std"):
         steps, values = curve(records, name)
         if values:
             summary[name] = {"first": round(values[0], 4), "last": round(values[-1], 4)}
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
         print(f"{role}: {summary['steps']} steps in {run_dir}; model in {summary['final_model']}")
-        for name in ("reward", "reward/format", "loss", "frac_reward_zero_std"):
+        for name in ("reward", "format_failure_rate", "loss", "frac_reward_zero_std"):
             if name in summary:
                 print(f"  {name}: {summary[name]['first']} -> {summary[name]['last']}")
         if "holdout" in summary:

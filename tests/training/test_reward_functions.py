@@ -387,7 +387,7 @@ def test_meta_verifier_reward_values() -> None:
     assert rewards == [1.0, 0.5, 0.0, 0.0, 0.0, 0.5]
     assert metrics.one("reward/format") == pytest.approx(4 / 6)
     assert metrics.one("reward/rating_agreement") == pytest.approx((1 + 0.5 + 0 + 0.5) / 4)
-    assert set(metrics.values) == {"reward/format", "reward/rating_agreement"}
+    assert set(metrics.values) == {"reward/format", "format_failure_rate", "reward/rating_agreement"}
 
 
 @pytest.mark.parametrize(("analysis", "expected"), [("It is fine. PLANTED", 1.0), ("It is fine.", 0.0)])
