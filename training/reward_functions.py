@@ -20,6 +20,7 @@ from statistics import fmean
 from typing import Any
 
 from engine.base import GenerationRequest
+from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from generator.parse import parse_generation
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
@@ -77,8 +78,6 @@ class RoleReward:
             self.meta = client
 
     def requests(self, prompts: Sequence[Any], samples: int) -> list[GenerationRequest]:
-        from engine.config import SamplingConfig
-
         sampling = SamplingConfig(temperature=self.settings.temperature, max_tokens=self.settings.max_tokens, seed=None)
         return make_requests(prompts, sampling, n=samples)
 

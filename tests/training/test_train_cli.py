@@ -159,7 +159,8 @@ def test_two_real_grpo_steps_change_weights_and_write_a_loadable_model(
     summary = json.loads(result.stdout)
     assert summary["steps"] == 2 and "reward" in summary
     assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
-    assert sorted(path.name for path in (run_dir / "checkpoints").iterdir()) == ["checkpoint-1", "checkpoint-2"]
+    checkpoints = sorted(path.name for path in (run_dir / "checkpoints").glob("checkpoint-*"))
+    assert checkpoints == ["checkpoint-1", "checkpoint-2"]
     assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert any(key.endswith("reward/format") for record in metrics for key in record)
