@@ -13,6 +13,7 @@ from pathlib import Path
 
 from typing import Any
 
+from data.errors import InputError
 from training.grpo import last_checkpoint, model_location, save_final
 from training.run_logging import MetricsFile, plot_rewards
 from training.train_config import COMPLETE_MARKER, TrainConfig
@@ -56,6 +57,8 @@ def run_sft(config: TrainConfig, records: list[dict[str, Any]]) -> Path:
         model=location, args=args, train_dataset=Dataset.from_list(records), processing_class=tokenizer,
         peft_config=peft_config, callbacks=[MetricsFile(run_dir / "metrics.jsonl")],
     )
+    if len(trainer.train_dataset) == 0:
+        raise InputError(f"no SFT example keeps any of its answer within sft.max_length={config.sft.max_length} tokens")
     trainer.train(resume_from_checkpoint=last_checkpoint(run_dir / "checkpoints"))
     final = run_dir / "final"
     save_final(trainer, tokenizer, final)

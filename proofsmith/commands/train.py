@@ -2,7 +2,9 @@
 
 Order of work, so that every user error surfaces before a model loads and leaves no
 run directory behind: resolve the config (``--dry-run`` writes it to the run directory,
-prints it and stops), read and check the data, write the config, then train. A run directory that already holds ``COMPLETE`` is not trained again.
+prints it and stops), read and check the data, write the config, then train. A run
+directory that already holds ``COMPLETE`` is not trained again. With ``data.holdout``, the
+verifier and meta-verifier are scored on the held-out rows before and after training.
 """
 
 from __future__ import annotations
@@ -18,10 +20,6 @@ from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
 from training.train_config import COMPLETE_MARKER, TrainConfig
-
-ROLE_DATA = {"verifier": "verifier", "meta-verifier": "meta-verifier", "generator": "generator", "sft": "sft"}
-"""Which columns each role reads (``training.examples.read_rows``)."""
-
 
 def prepare_run_dir(config: TrainConfig) -> Path:
     run_dir = Path(config.run_dir)
@@ -81,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         return run_loop(config, args.json)
     from training.examples import read_rows, split_holdout
 
-    rows = read_rows(config.data, ROLE_DATA[role], tuple(config.sft.formats))
+    rows = read_rows(config.data, role, tuple(config.sft.formats))
     held_out: list[Any] = []
     if config.data.holdout:
         rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
