@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from data.errors import PromptTooLongError
 from data.records import ProofItem
 from engine.base import Engine, GenerationRequest, GenerationResult, StreamingEngine
+from engine.fitting import generate_fitting
 from engine.config import SamplingConfig
 from engine.sampling import make_requests, request_seed
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
@@ -125,31 +125,6 @@ def assemble(item: ProofItem, verification: Verification, meta: dict[int, Verifi
     )
     decision = decide([analysis.score for analysis in verification.analyses], validity, config.k)
     return LabeledProof(item, verification, meta, validity, decision, meta_errors)
-
-
-def generate_fitting(engine: Engine, requests: Sequence[GenerationRequest]) -> tuple[list[GenerationResult | None], dict[int, str]]:
-    """Generate for every request that fits the context; the others get None and the reason.
-
-    A backend names the too-long prompts of a batch (``PromptTooLongError.indices``); those are
-    set aside and the rest sent again, so one oversized row never stops a run.
-    """
-    results: list[GenerationResult | None] = [None] * len(requests)
-    refused: dict[int, str] = {}
-    remaining = list(range(len(requests)))
-    while remaining:
-        try:
-            answers = engine.generate([requests[index] for index in remaining])
-        except PromptTooLongError as error:
-            if not error.indices:
-                raise
-            for offset in error.indices:
-                refused[remaining[offset]] = str(error) if len(error.indices) == 1 else "prompt does not fit the model's context"
-            remaining = [index for offset, index in enumerate(remaining) if offset not in set(error.indices)]
-            continue
-        for index, answer in zip(remaining, answers):
-            results[index] = answer
-        break
-    return results, refused
 
 
 def label_chunk(

@@ -19,6 +19,7 @@ from typing import Any
 
 from data.errors import ProofsmithError, PromptTooLongError
 from engine.base import Engine, GenerationRequest, GenerationResult, StreamingEngine
+from engine.fitting import generate_fitting
 
 logger = logging.getLogger(__name__)
 
@@ -87,24 +88,12 @@ class ScoringClient:
         return None
 
     async def _batch(self, requests: list[GenerationRequest]) -> list[GenerationResult | None]:
-        results: list[GenerationResult | None] = [None] * len(requests)
-        remaining = list(range(len(requests)))
-        attempts = 0
-        while remaining and attempts <= self.retries:
+        for attempt in range(self.retries + 1):
             try:
-                answers = await asyncio.to_thread(self.engine.generate, [requests[index] for index in remaining])
-            except PromptTooLongError as error:
-                refused = set(error.indices)
-                still = [index for offset, index in enumerate(remaining) if offset not in refused]
-                if len(still) == len(remaining):  # the backend could not say which: give up on the batch
-                    return results
-                remaining = still
-                continue
+                results, _ = await asyncio.to_thread(generate_fitting, self.engine, requests)
+                return results
+            except PromptTooLongError:  # the backend could not say which prompt: none of the batch is scored
+                return [None] * len(requests)
             except ProofsmithError as error:
-                attempts += 1
-                logger.warning("scoring batch failed (%s); attempt %d/%d", error, attempts, self.retries + 1)
-                continue
-            for index, answer in zip(remaining, answers):
-                results[index] = answer
-            break
-        return results
+                logger.warning("scoring batch failed (%s); attempt %d/%d", error, attempt + 1, self.retries + 1)
+        return [None] * len(requests)
