@@ -27,6 +27,7 @@ from data.records import stable_id
 from engine.base import Engine
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
+from data.atomic import write_text_atomic
 from generator.config import SearchConfig
 from generator.parse import parse_generation
 from generator.prompt import generation_messages, refinement_messages
@@ -141,9 +142,7 @@ class SearchState:
                 handle.write(json.dumps(candidate.to_record(), ensure_ascii=False) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
-        temporary = self.state_path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"completed_rounds": round_number + 1}), encoding="utf-8")
-        os.replace(temporary, self.state_path)
+        write_text_atomic(self.state_path, json.dumps({"completed_rounds": round_number + 1}))
 
 
 def search(

@@ -57,6 +57,7 @@ def run_cli(*args: str, stdin: str | None = None, timeout: float = 600) -> subpr
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cli() -> object:
+    """``cli(*args)`` runs ``proofsmith`` in a fresh process (session-wide: module fixtures use it too)."""
     return run_cli

@@ -27,7 +27,7 @@ from training.reward_functions import GeneratorReward, MetaVerifierReward, RoleR
 from training.role_data import grpo_records
 from training.run_logging import MetricsFile, plot_rewards
 from training.scoring import PolicyEngine, ScoringClient
-from training.train_config import COMPLETE_MARKER, TrainConfig
+from training.train_config import TrainConfig, mark_complete
 
 logger = logging.getLogger(__name__)
 
@@ -158,5 +158,5 @@ def run_grpo(role: str, config: TrainConfig, rows: list[TrainingRow]) -> Path:
     final = run_dir / "final"
     save_final(trainer, tokenizer, final)
     plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"GRPO {role}: {config.model.name}")
-    (run_dir / COMPLETE_MARKER).write_text("done\n", encoding="utf-8")
+    mark_complete(run_dir)
     return final

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from data.atomic import write_text_atomic
 from data.errors import InputError
 from data.records import ProofItem, stable_id
 from engine.config import EngineConfig, SamplingConfig
@@ -37,25 +37,11 @@ from generator.parse import parse_generation
 from generator.prompt import generation_messages
 from training.examples import TrainingRow, read_rows
 from training.role_data import as_dicts, sft_records
-from training.train_config import COMPLETE_MARKER, TrainConfig
+from training.train_config import TrainConfig, is_complete, mark_complete
 from verifier.prompt import verification_messages
 from verifier.scoring import verify_proofs
 
 logger = logging.getLogger(__name__)
-
-
-def write_json_atomic(path: Path, value: Any) -> None:
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
-    os.replace(partial, path)
-
-
-def mark_complete(stage_dir: Path) -> None:
-    (stage_dir / COMPLETE_MARKER).write_text("done\n", encoding="utf-8")
-
-
-def is_complete(stage_dir: Path) -> bool:
-    return (stage_dir / COMPLETE_MARKER).exists()
 
 
 class Loop:
@@ -66,11 +52,15 @@ class Loop:
         """The model the next stage starts from."""
         self.log: list[dict[str, Any]] = []
         """{iteration, stage, status} in the order the stages ran or were skipped."""
+        self._rows: dict[tuple[str, str], list[TrainingRow]] = {}
 
     # -- data -------------------------------------------------------------------------------
 
     def rows(self, role: str, path: str) -> list[TrainingRow]:
-        return read_rows(replace(self.config.data, path=path, holdout=0), role)
+        """The checked rows of one dataset for one role, read once per loop."""
+        if (role, path) not in self._rows:
+            self._rows[role, path] = read_rows(replace(self.config.data, path=path, holdout=0), role)
+        return self._rows[role, path]
 
     def check_data(self) -> None:
         """Read every dataset once before any model loads, so a bad row fails the loop at once."""
@@ -147,7 +137,7 @@ class Loop:
         for draft, verification in zip(drafts, verifications):
             draft["verifier_score"] = verification.mean_score
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path, drafts)
+        write_text_atomic(path, json.dumps(drafts, ensure_ascii=False))
         return drafts
 
     def label(self, iteration: int, engine: Any, drafts: list[dict[str, Any]]) -> None:
@@ -199,7 +189,6 @@ class Loop:
                 drafts = self.samples(iteration, engine)
                 if label_needed:
                     self.label(iteration, engine, drafts)
-                    label_dir.mkdir(parents=True, exist_ok=True)
                     mark_complete(label_dir)
                     self.log.append({"iteration": iteration, "stage": "label", "status": "labeled"})
                 if rft_needed:
@@ -207,7 +196,6 @@ class Loop:
             finally:
                 engine.close()
         if rft_needed and not records:
-            rft_dir.mkdir(parents=True, exist_ok=True)
             mark_complete(rft_dir)  # nothing scored well: the model carries over unchanged
             self.log.append({"iteration": iteration, "stage": "rft", "status": "skipped (nothing scored well)"})
         else:

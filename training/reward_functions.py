@@ -51,6 +51,14 @@ def own_score(text: str, role_format: Any, quoted: tuple[str, ...]) -> float | N
     return verdict.score if verdict.format_ok else None
 
 
+def call_metrics(prefix: str, stats: CallStats, used: bool) -> dict[str, float | None]:
+    """Seconds, tokens and failed calls of one scoring stage in a step (nothing when the stage is off)."""
+    if not used:
+        return {}
+    return {f"{prefix}/seconds": stats.seconds, f"{prefix}/completion_tokens": float(stats.completion_tokens),
+            f"{prefix}/failed_calls": float(stats.failed)}
+
+
 def log_all(log_metric: Metric | None, values: dict[str, float | None]) -> None:
     if log_metric is None:
         return
@@ -125,16 +133,9 @@ class VerifierReward(RoleReward):
             "reward/score_agreement": fmean(1 - abs(s - r) for s, r in parsed) if parsed else None,
             "reward/meta": mean_or_none([rating_of[i] for i in parsed_indices]),
             "skipped": float(sum(reward is None for reward in rewards)),
-            **self.call_metrics("meta", stats, self.meta is not None),
+            **call_metrics("meta", stats, self.meta is not None),
         })
         return rewards
-
-    @staticmethod
-    def call_metrics(prefix: str, stats: CallStats, used: bool) -> dict[str, float | None]:
-        if not used:
-            return {}
-        return {f"{prefix}/seconds": stats.seconds, f"{prefix}/completion_tokens": float(stats.completion_tokens),
-                f"{prefix}/failed_calls": float(stats.failed)}
 
 
 class MetaVerifierReward(RoleReward):
@@ -200,7 +201,7 @@ class GeneratorReward(RoleReward):
             "reward/self_accuracy": fmean(part.self_accuracy for part in parts) if parts else None,
             "self_score": mean_or_none([item.self_score for item in generated]),
             "skipped": float(sum(reward is None for reward in rewards)),
-            **VerifierReward.call_metrics("verifier", verify_stats, True),
-            **VerifierReward.call_metrics("meta", meta_stats, self.meta is not None),
+            **call_metrics("verifier", verify_stats, True),
+            **call_metrics("meta", meta_stats, self.meta is not None),
         })
         return rewards

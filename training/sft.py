@@ -16,7 +16,7 @@ from typing import Any
 from data.errors import InputError
 from training.grpo import last_checkpoint, model_location, save_final
 from training.run_logging import MetricsFile, plot_rewards
-from training.train_config import COMPLETE_MARKER, TrainConfig
+from training.train_config import TrainConfig, mark_complete
 
 
 def run_sft(config: TrainConfig, records: list[dict[str, Any]]) -> Path:
@@ -63,5 +63,5 @@ def run_sft(config: TrainConfig, records: list[dict[str, Any]]) -> Path:
     final = run_dir / "final"
     save_final(trainer, tokenizer, final)
     plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"SFT cold start: {config.model.name}")
-    (run_dir / COMPLETE_MARKER).write_text("done\n", encoding="utf-8")
+    mark_complete(run_dir)
     return final

@@ -9,6 +9,7 @@ with the same precedence as every other command (defaults < file < ``--set``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from engine.config import EngineConfig
 from training.label_config import LabelConfig
@@ -16,6 +17,15 @@ from training.label_config import LabelConfig
 ROLES: tuple[str, ...] = ("verifier", "meta-verifier", "generator", "sft", "loop")
 COMPLETE_MARKER = "COMPLETE"
 """File written last in a run directory: the run finished and ``final/`` holds its model."""
+
+
+def is_complete(run_dir: Path) -> bool:
+    return (run_dir / COMPLETE_MARKER).exists()
+
+
+def mark_complete(run_dir: Path) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / COMPLETE_MARKER).write_text("done\n", encoding="utf-8")
 LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
 SCORE_SOURCES: tuple[str, ...] = ("policy", "engine", "none")
 

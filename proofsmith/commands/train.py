@@ -19,7 +19,7 @@ from typing import Any
 from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
-from training.train_config import COMPLETE_MARKER, TrainConfig
+from training.train_config import TrainConfig, is_complete
 
 def prepare_run_dir(config: TrainConfig) -> Path:
     run_dir = Path(config.run_dir)
@@ -84,10 +84,10 @@ def run(args: argparse.Namespace) -> int:
     if config.data.holdout:
         rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
     run_dir = prepare_run_dir(config)
-    measure_holdout = bool(held_out) and role in ("verifier", "meta-verifier") and not (run_dir / COMPLETE_MARKER).exists()
+    measure_holdout = bool(held_out) and role in ("verifier", "meta-verifier") and not is_complete(run_dir)
     if measure_holdout and not (run_dir / "holdout_before.json").exists():
         write_holdout(run_dir / "holdout_before.json", config.model.name, role, held_out, config)
-    if (run_dir / COMPLETE_MARKER).exists():
+    if is_complete(run_dir):
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
     elif role == "sft":
         from training.role_data import sft_records

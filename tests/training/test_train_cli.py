@@ -99,13 +99,8 @@ SHORT_PROMPTS = {
 }
 
 
-def run_proofsmith(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "proofsmith", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=1200, env={**os.environ, "PYTHONWARNINGS": "ignore"}, check=False)
-
-
 @pytest.fixture(scope="module")
-def cold_start(tmp_path_factory: pytest.TempPathFactory, embedded_checkpoint: str) -> dict[str, Path]:
+def cold_start(cli, tmp_path_factory: pytest.TempPathFactory, embedded_checkpoint: str) -> dict[str, Path]:
     """A real `train sft` cold start that writes all three formats, with short prompts so CPU steps are quick.
 
     GRPO learns only from groups whose rewards differ, and the base 135M model never writes
@@ -118,10 +113,10 @@ def cold_start(tmp_path_factory: pytest.TempPathFactory, embedded_checkpoint: st
     rows = [{**row, "score": float(str(row["id"]).rpartition("-c")[2])} for row in rated_rows(2)]
     data = write_jsonl(folder / "rated.jsonl", rows)
     run_dir = folder / "sft"
-    result = run_proofsmith("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--prompts", str(prompts),
-                            "--json", "--sft-steps", "8", "--set", "sft.batch_size=8", "--set", "sft.learning_rate=5e-4",
-                            "--set", "sft.max_length=256", "--set", "model.lora=false",
-                            "--set", "sft.formats=verifier,generator,meta-verifier")
+    result = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--prompts", str(prompts),
+                 "--json", "--sft-steps", "8", "--set", "sft.batch_size=8", "--set", "sft.learning_rate=5e-4",
+                 "--set", "sft.max_length=256", "--set", "model.lora=false",
+                 "--set", "sft.formats=verifier,generator,meta-verifier")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 8 and summary["loss"]["last"] < summary["loss"]["first"]
