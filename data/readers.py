@@ -105,6 +105,7 @@ def raw_rows(path: Path, kind: str, split: str | None = None) -> Iterator[tuple[
             yield line, None, "not UTF-8 text"
             return
         reader = csv.DictReader(io.StringIO(text, newline=""))
+        _ = reader.fieldnames  # reads the header, so the first row's line number is right
         line = reader.line_num + 1
         for row in reader:
             yield line, dict(row), None

@@ -87,6 +87,13 @@ def test_csv_lines_count_multiline_fields(tmp_path: Path) -> None:
     assert [(row.line, row.reason) for row in bad] == [(4, "empty proof")]
 
 
+def test_the_first_csv_row_is_its_physical_line(tmp_path: Path) -> None:
+    path = tmp_path / "first.csv"
+    path.write_text("id,problem,proof\n1,P,\n2,P,ok\n", encoding="utf-8")
+    _, bad = read_items(path)
+    assert [(row.line, row.reason) for row in bad] == [(2, "empty proof")]
+
+
 def test_unusable_inputs_raise(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="input not found"):
         read_items(tmp_path / "missing.jsonl")

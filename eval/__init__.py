@@ -1,0 +1,1 @@
+"""Evaluation: verifier agreement with human grades, final-answer checks, prover benchmarks."""
