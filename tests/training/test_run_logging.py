@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from training.run_logging import PLOTTED, MetricsFile, curve, metric_name, plot_rewards, read_metrics
+from training.run_logging import PLOTTED, MetricsFile, curve, metric_name, moving_average, plot_rewards, read_metrics
 
 
 @dataclass
@@ -81,6 +81,12 @@ def test_curve_skips_steps_without_a_finite_number() -> None:
     ]
     assert curve(records, "reward") == ([1, 6], [0.5, 1.0])
     assert curve(records, "kl") == ([], [])
+
+
+def test_moving_average_uses_what_came_before_only() -> None:
+    assert moving_average([1.0, 3.0, 5.0, 7.0], 2) == [1.0, 2.0, 4.0, 6.0]
+    assert moving_average([1.0, 3.0, 5.0], 3) == [1.0, 2.0, 3.0]
+    assert moving_average([2.0, 4.0], 1) == [2.0, 4.0]
 
 
 def test_curve_takes_one_value_per_record() -> None:
