@@ -11,8 +11,9 @@ Contract:
 * The numbers themselves live in ``metrics.json`` and ``items.jsonl``, which the calling
   command writes; the page presents them and is never the record.
 
-Tables carry stable ids (``settings``, ``headline``, ``confusion``, ``per-class``,
-``calibration``, ``metric-vs-n``; prover reports: ``summary-<name>``, ``rows``) so that
+Tables carry stable ids (``settings``, ``counts``, ``headline``, ``confusion``, ``per-class``,
+``calibration``, ``metric-vs-n``, and with meta-filtered metrics ``headline-meta-filtered``
+and ``metric-vs-n-meta-filtered``; prover reports: ``summary-<name>``, ``rows``) so that
 the sections can be linked to.
 """
 
@@ -132,10 +133,36 @@ def _metric_vs_n_rows(metrics_by_n: Mapping[int, AgreementReport]) -> list[list[
             for n, m in sorted(metrics_by_n.items())]
 
 
+_METRIC_VS_N_HEADERS = ("n", "accuracy (majority)", "accuracy (rounded mean)", "Cohen's kappa", "quadratic kappa", "AUROC",
+                        "all-pass items", "all-pass FP rate", "format-failure rate")
+
+
+def _meta_filtered_section(filtered: Mapping[int, AgreementReport], removed: Mapping[int, int]) -> str:
+    n = max(filtered)
+    rows = _headline_rows(n, filtered[n])
+    rows.insert(2, ("analyses removed by the meta-verifier", removed.get(n)))
+    curve = [[*row, removed.get(row[0])] for row in _metric_vs_n_rows(filtered)]
+    return _section(
+        f"Meta-filtered metrics (n = {n})",
+        "<p>Each item keeps its first n analyses minus those whose critique the meta-verifier judged invalid; "
+        "removed analyses are not format failures (rule: metrics.json, meta_filtered.rule).</p>\n",
+        _table("headline-meta-filtered", ["metric", "value"], rows),
+        _table("metric-vs-n-meta-filtered", [*_METRIC_VS_N_HEADERS, "analyses removed"], curve),
+    )
+
+
 def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[int, AgreementReport],
-                         items: Sequence[VerifiedItem]) -> str:
-    """The verifier-agreement page; the headline uses the largest n of ``metrics_by_n``."""
+                         items: Sequence[VerifiedItem], meta_filtered: Mapping[int, AgreementReport] | None = None,
+                         meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None) -> str:
+    """The verifier-agreement page; the headline uses the largest n of ``metrics_by_n``.
+
+    ``meta_filtered`` (metrics after the meta-verifier's veto, by n) and ``meta_removed``
+    (analyses removed, by n) add a section; ``counts`` (items read, evaluated, left out)
+    adds a table after the settings.
+    """
     sections = [_settings_section(settings)]
+    if counts:
+        sections.append(_section("Items", _table("counts", ["count", "value"], list(counts.items()))))
     if not metrics_by_n:
         sections.append(_section("Results", "<p>No items were evaluated: there are no metrics to show.</p>\n"))
         return _page("Verifier evaluation", sections)
@@ -161,21 +188,24 @@ def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[i
                                       for label, stats in report.per_class.items()])),
         _section("Calibration", _table("calibration", ["human score", "items with a verdict", "mean verifier score"],
                                        [[f"{score:g}", count, mean] for score, mean, count in points])),
-        _section("Metrics against n", _table("metric-vs-n", [
-            "n", "accuracy (majority)", "accuracy (rounded mean)", "Cohen's kappa", "quadratic kappa", "AUROC",
-            "all-pass items", "all-pass FP rate", "format-failure rate"], _metric_vs_n_rows(metrics_by_n))),
+        _section("Metrics against n", _table("metric-vs-n", _METRIC_VS_N_HEADERS, _metric_vs_n_rows(metrics_by_n))),
     ]
+    if meta_filtered:
+        sections.append(_meta_filtered_section(meta_filtered, meta_removed or {}))
     return _page("Verifier evaluation", sections)
 
 
 def write_verifier_report(out_dir: str | Path, settings: Mapping[str, object],
-                          metrics_by_n: Mapping[int, AgreementReport], items: Sequence[VerifiedItem]) -> Path:
+                          metrics_by_n: Mapping[int, AgreementReport], items: Sequence[VerifiedItem],
+                          meta_filtered: Mapping[int, AgreementReport] | None = None,
+                          meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None) -> Path:
     """Write ``out_dir/report.html`` for a verifier-agreement run; returns its path.
 
     ``settings``: what the run used, shown in order (model, engine, data path, grade mapping,
-    n, meta m, ...); ``metrics_by_n``: :func:`eval.metrics.agreement_by_sample_count`.
+    n, meta m, ...); ``metrics_by_n``: :func:`eval.metrics.agreement_by_sample_count`; the
+    optional rest as in :func:`verifier_report_html`.
     """
-    return _write(out_dir, verifier_report_html(settings, metrics_by_n, items))
+    return _write(out_dir, verifier_report_html(settings, metrics_by_n, items, meta_filtered, meta_removed, counts))
 
 
 def _columns(rows: Sequence[Mapping[str, object]]) -> list[str]:

@@ -15,6 +15,7 @@ from proofsmith import __version__
 from training.train_config import TrainConfig
 from proofsmith.options import (
     ENGINE_FLAGS,
+    EVAL_VERIFIER_FLAGS,
     LABEL_FLAGS,
     META_VERIFY_FLAGS,
     PROVE_FLAGS,
@@ -36,10 +37,11 @@ def add_run_options(parser: argparse.ArgumentParser, config_help: str, dry_run_h
     parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
 
 
-def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...]) -> argparse.ArgumentParser:
+def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...],
+                    dry_run_help: str = "print the resolved config as TOML and stop") -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=summary, description=summary)
-    add_run_options(parser, "TOML file with [engine], [sampling], [prove], [verify], [meta_verify] tables",
-                    "print the resolved config as TOML and stop")
+    add_run_options(parser, "TOML file with [engine], [sampling], [prove], [verify], [meta_verify], [label], "
+                    "[eval_verifier] tables", dry_run_help)
     add_flags(parser, flags, f"{name} settings")
     add_flags(parser, ENGINE_FLAGS, "engine and sampling")
     return parser
@@ -77,6 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--id-column", default="id", metavar="NAME", help="input column with a row id (default: id; a content hash when absent)")
     label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
     label.add_argument("--score-map", metavar="RAW=SCORE,...", help="map raw human grades to scores, e.g. 7=1,6=0.5,1=0,0=0 (IMO points)")
+    evaluate = subparsers.add_parser(
+        "eval", help="evaluate a role against human grades",
+        description="Evaluate against human grades: the verifier's agreement with graded proofs (verifier).",
+    )
+    evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="WHAT")
+    verifier = _command_parser(evaluations, "verifier", "measure how well n verifier samples (optionally meta-filtered) "
+                               "agree with human grades", EVAL_VERIFIER_FLAGS,
+                               "check the settings, --out and the data, write OUT/config.toml, print it, and stop")
+    verifier.add_argument("data", metavar="DATA", help="human-graded proofs: a .csv/.jsonl/.parquet file or a folder of them")
+    verifier.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json, "
+                          "report.html; rerun to resume")
     train = subparsers.add_parser(
         "train", help="GRPO training of a role on TRL, or the SFT cold start",
         description="Train the verifier, meta-verifier or generator with GRPO (TRL), run the supervised cold start (sft), "
@@ -99,6 +112,10 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from proofsmith.commands import train
 
         return train.run
+    if command == "eval":
+        from proofsmith.commands import eval as eval_command
+
+        return eval_command.run
     if command == "label":
         from proofsmith.commands import label
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from data.errors import InputError
 from engine.config import EngineConfig, SamplingConfig
+from eval.config import VerifierEvalConfig
 from generator.config import RefineConfig, SearchConfig
 from meta_verifier.config import MetaVerifyConfig
 from training.label_config import LabelConfig
@@ -44,6 +45,8 @@ class Config:
     """Meta-verification (`proofsmith meta-verify`)."""
     label: LabelConfig = field(default_factory=LabelConfig)
     """Auto-labeling by scaled verification (`proofsmith label`)."""
+    eval_verifier: VerifierEvalConfig = field(default_factory=VerifierEvalConfig)
+    """Verifier agreement with human grades (`proofsmith eval verifier`)."""
     prompts_dir: str = ""
     """Directory whose NAME.md files replace the built-in prompt templates (verify, meta_verify, generate, refine)."""
 

@@ -71,6 +71,13 @@ LABEL_FLAGS: tuple[Flag, ...] = (
     Flag("--on-bad-row", "label.on_bad_row", metavar="skip|fail"),
 )
 
+EVAL_VERIFIER_FLAGS: tuple[Flag, ...] = (
+    Flag("--samples", "eval_verifier.samples", metavar="N"),
+    Flag("--meta", "eval_verifier.meta", metavar="M"),
+    Flag("--format", "eval_verifier.format", metavar="NAME"),
+    Flag("--mapping", "eval_verifier.mapping", metavar="NAME"),
+    Flag("--max-items", "eval_verifier.max_items", metavar="K"),
+)
 
 TRAIN_FLAGS: tuple[Flag, ...] = (
     Flag("--run-dir", "run_dir", metavar="DIR"),

@@ -105,6 +105,8 @@ def flagged_analyses(verification: Verification) -> list[int]:
 
 def meta_requests(item: ProofItem, position: int, verification: Verification, flagged: Sequence[int], config: LabelConfig,
                   sampling: SamplingConfig, prompts_dir: str | None) -> list[GenerationRequest]:
+    if config.m == 0:
+        return []  # meta-verification is off: no flagged analysis gets a request
     prompts = [meta_verification_messages(MetaItem(item.problem, item.proof, verification.analyses[j].text), prompts_dir)
                for j in flagged]
     base = seed_base(sampling, position, config)
@@ -118,9 +120,14 @@ def meta_rating(item: ProofItem, verification: Verification, index: int, result:
 
 def assemble(item: ProofItem, verification: Verification, meta: dict[int, Verification], meta_errors: dict[int, str],
              config: LabelConfig) -> LabeledProof:
-    """Apply validity votes and the k rule to one proof's verifications and meta ratings."""
+    """Apply validity votes and the k rule to one proof's verifications and meta ratings.
+
+    With ``config.m == 0`` nothing is meta-verified and every critique counts as valid in
+    the k rule (the record's ``valid`` stays None: unchecked).
+    """
     validity = tuple(
-        index in meta and is_valid([a.score for a in meta[index].analyses], config.confirm_rating, config.majority)
+        config.m == 0
+        or (index in meta and is_valid([a.score for a in meta[index].analyses], config.confirm_rating, config.majority))
         for index in range(len(verification.analyses))
     )
     decision = decide([analysis.score for analysis in verification.analyses], validity, config.k)

@@ -16,7 +16,7 @@ class LabelConfig:
     n: int = 8
     """Verifications per proof."""
     m: int = 4
-    """Meta-verifications per analysis that reports issues (score < 1)."""
+    """Meta-verifications per analysis that reports issues (score < 1); 0 turns meta-verification off (every critique is then taken at its word)."""
     k: int = 2
     """Valid analyses at the lowest score needed to label the proof with that score."""
     confirm_rating: float = 1.0
@@ -29,9 +29,11 @@ class LabelConfig:
     """What a bad input row does: 'fail' (stop before any model call) or 'skip' (report and go on)."""
 
     def __post_init__(self) -> None:
-        for name in ("n", "m", "k", "chunk_size"):
+        for name in ("n", "k", "chunk_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.m < 0:
+            raise ValueError("m must be >= 0 (0: no meta-verification)")
         if self.k > self.n:
             raise ValueError(f"k ({self.k}) cannot exceed n ({self.n})")
         if self.confirm_rating not in (0.0, 0.5, 1.0):

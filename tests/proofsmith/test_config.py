@@ -10,7 +10,9 @@ import pytest
 from data.errors import InputError
 from proofsmith.cli import build_parser
 from proofsmith.config import Config, field_docs, parse_assignment, resolve_config, to_toml
-from proofsmith.options import ENGINE_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from
+from proofsmith.options import (
+    ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from,
+)
 from training.train_config import TrainConfig
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,6 +25,7 @@ LIGHT_MODULES = (
     "verifier.config",
     "meta_verifier.config",
     "training.label_config",
+    "eval.config",
     "training.train_config",
     "data.readers",
     "proofsmith.cli",
@@ -63,7 +66,7 @@ def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
     assert names == {
         "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
-        "SearchConfig",
+        "SearchConfig", "VerifierEvalConfig",
     }
 
 
@@ -76,7 +79,7 @@ def test_every_config_field_has_a_docstring(cls: type) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ENGINE_FLAGS + PROVE_FLAGS + VERIFY_FLAGS + META_VERIFY_FLAGS,
+    ENGINE_FLAGS + PROVE_FLAGS + VERIFY_FLAGS + META_VERIFY_FLAGS + EVAL_VERIFIER_FLAGS,
     ids=lambda flag: f"{flag.name}->{flag.path}",
 )
 def test_every_flag_names_a_config_field(flag: Flag) -> None:
@@ -250,8 +253,11 @@ def test_cli_precedence_through_parser(tmp_path: Path) -> None:
         (["verify", "--problem", "p", "--proof", "q", "--engine", "openai"], VERIFY_FLAGS, ("engine", "backend"), "openai"),
         (["prove", "x", "--seed", "11"], PROVE_FLAGS, ("sampling", "seed"), 11),
         (["prove", "x", "--prompts", "/p"], PROVE_FLAGS, ("prompts_dir",), "/p"),
+        (["eval", "verifier", "d.csv", "--out", "o", "--meta", "2"], EVAL_VERIFIER_FLAGS, ("eval_verifier", "meta"), 2),
+        (["eval", "verifier", "d.csv", "--out", "o", "--max-items", "5"], EVAL_VERIFIER_FLAGS,
+         ("eval_verifier", "max_items"), 5),
     ],
-    ids=["verify-samples", "meta-verify-samples", "engine", "seed", "prompts"],
+    ids=["verify-samples", "meta-verify-samples", "engine", "seed", "prompts", "eval-meta", "eval-max-items"],
 )
 def test_cli_subcommand_flags(argv: list[str], flags: tuple[Flag, ...], field: tuple[str, ...], expected: Any) -> None:
     args = build_parser().parse_args(argv)

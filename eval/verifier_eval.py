@@ -1,0 +1,211 @@
+"""Verifier agreement from per-proof verification records: records in, metrics.json and report.html out.
+
+A record is one line of ``items.jsonl`` as ``proofsmith eval verifier`` writes it (the
+``label`` pipeline's record): ``id``, ``human_score``, ``analyses`` (each with ``score``,
+None for a format failure; ``valid``; ``meta``, the meta ratings, each with ``score``) and,
+for a proof whose prompt does not fit the model's context, ``error``. This module reads
+records only; it runs no model. The rules, decided once here:
+
+* A record with ``error`` has no analyses: it is counted in ``prompt_too_long`` and left
+  out of every metric (it says nothing about the verifier's judgement, and an item without
+  samples would empty the curve over n). A record without a human score is counted in
+  ``without_human_score`` and left out.
+* Raw metrics (``metrics_by_n``): :func:`eval.metrics.agreement_by_sample_count` over the
+  analyses' scores, in the order they were sampled; the None and tie rules are
+  ``eval.metrics``'.
+* Meta-filtered metrics (``meta_filtered``, only when meta-verification ran): at each n,
+  take the item's first n analyses and remove those whose critique the meta-verifier
+  *judged invalid*: ``valid`` is False and at least one of its meta ratings parsed. The rest
+  is scored exactly like the raw metrics. So:
+
+  - a removed analysis is absent, not a format failure (format failures are the
+    unparsable verifier analyses that remain);
+  - an analysis giving 1 is never meta-verified (``valid`` None) and always stays;
+  - a flagged analysis whose meta ratings all failed to parse, or whose meta prompt did
+    not fit (``meta_error``), was not judged: it stays, and is counted as ``unjudged``;
+  - an item whose n analyses were all removed has no verdict (``items_without_verdict``;
+    wrong for accuracy), as with all-None samples.
+
+  Filtering at each n separately keeps the curve meaning "n verifications, then the
+  meta-verifier's veto", and ``samples_per_item`` of a filtered report is therefore None
+  when items lost different numbers of analyses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data.atomic import write_text_atomic
+from data.errors import InputError
+from eval.metrics import AgreementReport, VerifiedItem, agreement, agreement_by_sample_count, sample_counts
+from eval.report import write_verifier_report
+
+METRICS_NAME = "metrics.json"
+META_FILTER_RULE = (
+    "at each n, the first n analyses of an item minus those the meta-verifier judged invalid "
+    "(valid == false with at least one parsed meta rating); removed analyses are not format failures"
+)
+
+
+@dataclass(frozen=True)
+class FilteredReport:
+    """Meta-filtered metrics at one n, with how many analyses the filter removed or could not judge."""
+
+    report: AgreementReport
+    removed: int
+    """Analyses among the first n whose critique was judged invalid, left out."""
+    unjudged: int
+    """Flagged analyses kept because no meta rating parsed (or the meta prompt did not fit)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.report.to_dict(), "removed_analyses": self.removed, "unjudged_analyses": self.unjudged}
+
+
+@dataclass(frozen=True)
+class VerifierEvaluation:
+    """Everything computed from one run's records."""
+
+    items: tuple[VerifiedItem, ...]
+    """The evaluated proofs with their raw sample scores."""
+    metrics_by_n: dict[int, AgreementReport]
+    meta_filtered: dict[int, FilteredReport] | None
+    """None when meta-verification did not run (m = 0)."""
+    counts: dict[str, int]
+    """``records``, ``evaluated``, ``prompt_too_long``, ``without_human_score``."""
+
+    @property
+    def n(self) -> int | None:
+        """The largest n with metrics (the headline)."""
+        return max(self.metrics_by_n, default=None)
+
+
+def read_records(path: Path, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The records of ``ids`` in ``path``, in the order of ``ids`` (first record per id; missing ids skipped)."""
+    wanted = set(ids)
+    found: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                raise InputError(f"{path} line {number} is not JSON") from None
+            if record.get("id") in wanted and record["id"] not in found:
+                found[record["id"]] = record
+    return [found[item_id] for item_id in ids if item_id in found]
+
+
+def judged_invalid(analysis: Mapping[str, Any]) -> bool:
+    """The meta-verifier rated this critique and found it invalid."""
+    return analysis.get("valid") is False and any(rating.get("score") is not None for rating in analysis.get("meta") or [])
+
+
+def unjudged(analysis: Mapping[str, Any]) -> bool:
+    """A critique that reports issues but got no usable meta rating."""
+    flagged = analysis.get("score") is not None and analysis["score"] < 1
+    return flagged and not any(rating.get("score") is not None for rating in analysis.get("meta") or [])
+
+
+def usable(records: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
+    """The records that enter the metrics, and the counts of those left out."""
+    records = list(records)
+    kept = [record for record in records if "error" not in record and record.get("human_score") is not None]
+    counts = {
+        "records": len(records),
+        "evaluated": len(kept),
+        "prompt_too_long": sum(1 for record in records if "error" in record),
+        "without_human_score": sum(1 for record in records if "error" not in record and record.get("human_score") is None),
+    }
+    return kept, counts
+
+
+def raw_item(record: Mapping[str, Any]) -> VerifiedItem:
+    return VerifiedItem(record["human_score"], tuple(analysis["score"] for analysis in record["analyses"]), record["id"])
+
+
+def filtered_item(record: Mapping[str, Any], count: int) -> tuple[VerifiedItem, int, int]:
+    """The item's first ``count`` analyses without those judged invalid; (item, removed, unjudged)."""
+    first = record["analyses"][:count]
+    kept = [analysis["score"] for analysis in first if not judged_invalid(analysis)]
+    return (VerifiedItem(record["human_score"], tuple(kept), record["id"]), len(first) - len(kept),
+            sum(1 for analysis in first if unjudged(analysis)))
+
+
+def meta_filtered_by_sample_count(records: Sequence[Mapping[str, Any]]) -> dict[int, FilteredReport]:
+    """Meta-filtered metrics at n = 1, 2, 4, ... up to the smallest analysis count among ``records``."""
+    smallest = min((len(record["analyses"]) for record in records), default=0)
+    reports = {}
+    for count in sample_counts(smallest):
+        filtered = [filtered_item(record, count) for record in records]
+        reports[count] = FilteredReport(agreement([item for item, _, _ in filtered]),
+                                        sum(removed for _, removed, _ in filtered), sum(left for _, _, left in filtered))
+    return reports
+
+
+def evaluate(records: Iterable[Mapping[str, Any]], meta: bool) -> VerifierEvaluation:
+    """Raw and (with ``meta``) meta-filtered metrics of a run's records."""
+    kept, counts = usable(records)
+    items = tuple(raw_item(record) for record in kept)
+    return VerifierEvaluation(items, agreement_by_sample_count(items),
+                              meta_filtered_by_sample_count(kept) if meta else None, counts)
+
+
+def metrics_document(evaluation: VerifierEvaluation, settings: Mapping[str, Any], counts: Mapping[str, int]) -> dict[str, Any]:
+    """What ``metrics.json`` holds: settings, counts, metrics by n, and the meta-filtered variant when it ran."""
+    document: dict[str, Any] = {
+        "settings": dict(settings),
+        "counts": {**counts, **evaluation.counts},
+        "metrics_by_n": {str(n): report.to_dict() for n, report in sorted(evaluation.metrics_by_n.items())},
+    }
+    if evaluation.meta_filtered is not None:
+        document["meta_filtered"] = {
+            "rule": META_FILTER_RULE,
+            "by_n": {str(n): report.to_dict() for n, report in sorted(evaluation.meta_filtered.items())},
+        }
+    return document
+
+
+def write_outputs(out_dir: Path, evaluation: VerifierEvaluation, settings: Mapping[str, Any],
+                  counts: Mapping[str, int]) -> dict[str, Any]:
+    """Write ``metrics.json`` and ``report.html`` (each atomically) into ``out_dir``; returns the metrics document.
+
+    ``settings`` and count keys are snake_case (``data_path``); the page shows them with spaces.
+    """
+    document = metrics_document(evaluation, settings, counts)
+    write_text_atomic(out_dir / METRICS_NAME, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    filtered = evaluation.meta_filtered
+    write_verifier_report(
+        out_dir, {key.replace("_", " "): value for key, value in settings.items()}, evaluation.metrics_by_n, evaluation.items,
+        meta_filtered={n: report.report for n, report in filtered.items()} if filtered is not None else None,
+        meta_removed={n: report.removed for n, report in filtered.items()} if filtered is not None else None,
+        counts={key.replace("_", " "): value for key, value in document["counts"].items()},
+    )
+    return document
+
+
+HEADLINE_KEYS = ("accuracy_majority", "accuracy_rounded_mean", "mean_absolute_error", "cohen_kappa", "quadratic_kappa",
+                 "auroc", "format_failure_rate", "items_without_verdict")
+
+
+def headline(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary a user reads first: counts and the main metrics at the largest n (raw and meta-filtered)."""
+    by_n = document["metrics_by_n"]
+    summary: dict[str, Any] = {"counts": document["counts"], "n": None}
+    if by_n:
+        n = max(by_n, key=int)
+        report = by_n[n]
+        summary.update(n=int(n), **{key: report[key] for key in HEADLINE_KEYS},
+                       all_pass_false_positive_rate=report["all_pass"]["false_positive_rate"])
+        filtered = document.get("meta_filtered", {}).get("by_n", {}).get(n)
+        if filtered is not None:
+            summary["meta_filtered"] = {
+                **{key: filtered[key] for key in HEADLINE_KEYS},
+                "all_pass_false_positive_rate": filtered["all_pass"]["false_positive_rate"],
+                "removed_analyses": filtered["removed_analyses"], "unjudged_analyses": filtered["unjudged_analyses"],
+            }
+    return summary

@@ -1,0 +1,180 @@
+"""``proofsmith eval WHAT``: evaluate a role against human grades. ``verifier`` is built; ``prover`` is to come.
+
+``eval verifier`` order of work, so that bad input fails before a model loads and leaves
+nothing behind: resolve the config; check ``--out`` (a directory that already holds records
+must have been made with the same settings); read and check every human grade; on
+``--dry-run`` write ``OUT/config.toml``, print it and stop. Then open the engine (only when
+some proof is not yet done), write the config, and run the ``label`` pipeline (n
+verifications per proof, m meta-verifications per flagged analysis; ``m = 0`` skips them)
+into ``OUT/items.jsonl``, one flushed record per proof, skipping ids already there. Last,
+``eval.verifier_eval`` turns the records into ``metrics.json`` and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from data.atomic import write_text_atomic
+from data.errors import InputError
+from engine.auto import Workload
+from proofsmith.commands.common import engine_record, open_engine
+from proofsmith.config import Config, read_toml, resolve_config, to_toml
+from proofsmith.options import ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, overrides_from
+
+CONFIG_NAME = "config.toml"
+ITEMS_NAME = "items.jsonl"
+IDENTITY = (
+    "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.samples", "eval_verifier.meta",
+    "eval_verifier.confirm_rating", "eval_verifier.majority", "engine.backend", "engine.model", "sampling.temperature",
+    "sampling.top_p", "sampling.max_tokens", "sampling.seed", "prompts_dir",
+)
+"""Settings that shape the records: a run directory resumes only under the same values (max_items may change)."""
+
+if TYPE_CHECKING:
+    from eval.human_grades import HumanGrade
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.evaluation == "verifier":
+        return run_verifier(args)
+    raise InputError(f"unknown evaluation {args.evaluation!r}")  # argparse only lets known ones through
+
+
+def setting(config: Config, dotted: str) -> Any:
+    value: Any = config
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def check_out_dir(out: Path, config: Config) -> None:
+    """Fail unless ``out`` can hold this run: new, empty of records, or a run with the same settings."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} exists and is not a directory")
+    if not out.exists():
+        if not out.parent.is_dir():
+            raise InputError(f"output directory does not exist: {out.parent}")
+        return
+    items = out / ITEMS_NAME
+    if not items.exists() or not items.read_bytes().strip():
+        return
+    if not (out / CONFIG_NAME).exists():
+        raise InputError(f"--out {out} holds {ITEMS_NAME} but no {CONFIG_NAME}: use another --out")
+    previous = resolve_config(None, read_toml(out / CONFIG_NAME))
+    changed = [f"{name} {setting(previous, name)!r} -> {setting(config, name)!r}"
+               for name in IDENTITY if setting(previous, name) != setting(config, name)]
+    if changed:
+        raise InputError(f"--out {out} holds a run with different settings ({'; '.join(changed)}); "
+                         "rerun with its settings to resume, or use another --out")
+
+
+def previous_engine(out: Path, config: Config) -> dict[str, Any]:
+    """Engine and model of the run that wrote the records, when this rerun opens no engine."""
+    from eval.verifier_eval import METRICS_NAME
+
+    try:
+        shown = json.loads((out / METRICS_NAME).read_text(encoding="utf-8"))["settings"]
+        return {"engine": shown["engine"], "model": shown["model"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"engine": config.engine.backend, "model": config.engine.model}
+
+
+def run_verifier(args: argparse.Namespace) -> int:
+    overrides = overrides_from(args, ENGINE_FLAGS + EVAL_VERIFIER_FLAGS)
+    overrides.setdefault("eval_verifier", {})["data"] = str(Path(args.data).absolute())
+    config: Config = resolve_config(args.config, overrides, args.set)
+    settings = config.eval_verifier
+    out = Path(args.out)
+    check_out_dir(out, config)
+    from eval.human_grades import read_human_grades
+
+    grades = read_human_grades(settings.data, settings.format or None, settings.mapping)
+    if not grades:
+        raise InputError(f"no graded proofs in {args.data}")
+    selected = grades[: settings.max_items] if settings.max_items else grades
+    if args.dry_run:
+        out.mkdir(exist_ok=True)
+        write_text_atomic(out / CONFIG_NAME, to_toml(config))
+        sys.stdout.write(to_toml(config))
+        return 0
+    from tqdm import tqdm
+
+    from training.auto_label import finished_ids, run_labeling
+    from training.label_config import LabelConfig
+
+    items_path = out / ITEMS_NAME
+    done = finished_ids(items_path)
+    proofs = [grade.to_proof_item() for grade in selected]
+    pending = [proof for proof in proofs if proof.id not in done]
+    engine_info = previous_engine(out, config)
+    if pending:
+        label = LabelConfig(n=settings.samples, m=settings.meta, k=1, confirm_rating=settings.confirm_rating,
+                            majority=settings.majority, chunk_size=settings.chunk_size)
+        workload = Workload(settings.chunk_size * settings.samples,
+                            len(pending) * settings.samples * (1 + settings.meta) * config.sampling.max_tokens)
+        engine = open_engine(config, workload)  # a bad model fails here, before anything is written
+        try:
+            out.mkdir(exist_ok=True)
+            write_text_atomic(out / CONFIG_NAME, to_toml(config))
+            with tqdm(total=len(proofs), initial=len(proofs) - len(pending), desc="verified", unit="proof",
+                      file=sys.stderr, disable=None) as progress:
+                run_labeling(engine, proofs, items_path, label, config.sampling, config.prompts_dir or None,
+                             progress.update, done)
+        finally:
+            engine.close()
+        engine_info = engine_record(engine)
+    return report(args, out, config, selected, len(grades), len(pending), engine_info)
+
+
+def report(args: argparse.Namespace, out: Path, config: Config, selected: list[HumanGrade], read: int,
+           verified_now: int, engine_info: dict[str, Any]) -> int:
+    """Metrics and report from every record of the selected proofs; the summary on stdout."""
+    from eval.verifier_eval import evaluate, headline, read_records, write_outputs
+
+    settings = config.eval_verifier
+    records = read_records(out / ITEMS_NAME, [grade.id for grade in selected])
+    evaluation = evaluate(records, meta=settings.meta > 0)
+    detected = ", ".join(sorted({grade.source for grade in selected}))
+    shown = {
+        "model": engine_info["model"], "engine": engine_info["engine"], "data_path": settings.data,
+        "grade_mapping": settings.mapping, "n": settings.samples, "meta_m": settings.meta,
+        "format": settings.format or f"{detected} (detected)", "confirm_rating": settings.confirm_rating,
+        "majority": settings.majority, "max_items": settings.max_items or None,
+        "temperature": config.sampling.temperature, "top_p": config.sampling.top_p,
+        "max_tokens": config.sampling.max_tokens, "seed": config.sampling.seed, "prompts_dir": config.prompts_dir or None,
+    }
+    counts = {"data_items": read, "selected": len(selected), "resumed": len(selected) - verified_now,
+              "verified_now": verified_now}
+    document = write_outputs(out, evaluation, shown, counts)
+    summary = {"out": str(out), **headline(document), "engine": engine_info["engine"], "model": engine_info["model"]}
+    if args.json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+    else:
+        print_summary(summary, out)
+    return 0
+
+
+def _shown(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def print_summary(summary: dict[str, Any], out: Path) -> None:
+    counts = summary["counts"]
+    print(f"evaluated {counts['evaluated']} of {counts['selected']} proofs ({counts['data_items']} in the data; "
+          f"{counts['resumed']} resumed, {counts['verified_now']} verified now, {counts['prompt_too_long']} too long "
+          f"for the context)  engine: {summary['engine']}  model: {summary['model']}")
+    if summary["n"] is None:
+        print("no metrics: no proof could be evaluated")
+    else:
+        names = ("accuracy_majority", "cohen_kappa", "quadratic_kappa", "auroc", "format_failure_rate",
+                 "all_pass_false_positive_rate")
+        print(f"n = {summary['n']}: " + "  ".join(f"{name} {_shown(summary[name])}" for name in names))
+        filtered = summary.get("meta_filtered")
+        if filtered:
+            print("meta-filtered: " + "  ".join(f"{name} {_shown(filtered[name])}" for name in names)
+                  + f"  ({filtered['removed_analyses']} analyses removed, {filtered['unjudged_analyses']} unjudged)")
+    print(f"results: {out / 'metrics.json'}, {out / 'report.html'}, {out / ITEMS_NAME}")

@@ -1,0 +1,159 @@
+"""``proofsmith eval verifier``: bad input fails before a model loads, dry run, resume; one real-model run."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NO_MODEL = ("--engine", "transformers", "--model", "./nowhere")
+"""Any command that got as far as loading a model would fail with "model path does not exist"."""
+
+
+def write_grades(tmp_path: Path, rows: list[dict[str, Any]] | None = None) -> Path:
+    path = tmp_path / "grades.jsonl"
+    rows = rows if rows is not None else [
+        {"id": f"p{index}", "problem": f"Prove that {index} + {index} is even.", "proof": f"{index} + {index} = 2 * {index}.",
+         "score": [1, 0, 0.5][index]}
+        for index in range(3)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def assert_clean_error(result: Any, fragment: str) -> None:
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("proofsmith: error: ") and fragment in last_line, result.stderr
+
+
+def label_record(item_id: str, human: float, scores: list[float | None], ratings: Sequence[float] = ()) -> dict:
+    """A record as the label pipeline writes it; ``ratings``: one meta rating per flagged analysis (score < 1), in order."""
+    analyses, pending = [], list(ratings)
+    for score in scores:
+        rating = pending.pop(0) if score is not None and score < 1 else None
+        analyses.append({"score": score, "analysis": "...", "format_errors": [], "finish_reason": "stop",
+                         "completion_tokens": 5, "valid": None if rating is None else rating == 1,
+                         "meta": [] if rating is None else [{"score": rating}]})
+    return {"id": item_id, "problem": "P", "proof": "Q", "human_score": human, "label": None, "rule": "needs-human",
+            "lowest_score": None, "valid_at_lowest": 0, "analyses": analyses, "completion_tokens": 10}
+
+
+@pytest.mark.parametrize(
+    "make_data, extra, fragment",
+    [
+        (lambda tmp: tmp / "missing.jsonl", (), "human grades not found"),
+        (write_grades, ("--format", "xml"), "unknown format 'xml'"),
+        (write_grades, ("--mapping", "generous"), "unknown grade mapping 'generous'"),
+        (write_grades, ("--samples", "0"), "samples must be >= 1"),
+        (write_grades, ("--meta", "-1"), "meta must be >= 0"),
+        (lambda tmp: write_grades(tmp, [{"id": "a", "problem": "P", "proof": "Q", "score": 2}]), (),
+         "line 1: score 2 is not one of 0, 0.5, 1"),
+        (lambda tmp: write_grades(tmp, [{"id": "a", "problem": "P", "proof": "", "score": 1}]), (), "field 'proof' is empty"),
+        (lambda tmp: write_grades(tmp, []), (), "cannot tell which human-grade format"),
+        (lambda tmp: write_grades(tmp, []), ("--format", "jsonl"), "no graded proofs"),
+    ],
+    ids=["missing-file", "unknown-format", "unknown-mapping", "zero-samples", "negative-meta", "bad-score", "empty-proof",
+         "empty-file", "empty-file-with-format"],
+)
+def test_bad_input_fails_before_a_model_loads_and_writes_nothing(cli, tmp_path: Path, make_data, extra, fragment) -> None:
+    out = tmp_path / "run"
+    assert_clean_error(cli("eval", "verifier", str(make_data(tmp_path)), "--out", str(out), *extra, *NO_MODEL), fragment)
+    assert not out.exists()
+
+
+def test_bad_out_paths(cli, tmp_path: Path) -> None:
+    data = write_grades(tmp_path)
+    result = cli("eval", "verifier", str(data), "--out", str(tmp_path / "no" / "run"), *NO_MODEL)
+    assert_clean_error(result, "output directory does not exist")
+    assert_clean_error(cli("eval", "verifier", str(data), "--out", str(data), *NO_MODEL), "exists and is not a directory")
+
+
+def test_dry_run_writes_and_prints_the_config_and_stops(cli, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = cli("eval", "verifier", str(write_grades(tmp_path)), "--out", str(out), "--samples", "2", "--meta", "1",
+                 "--mapping", "partial-half", "--dry-run", *NO_MODEL)
+    assert result.returncode == 0, result.stderr
+    printed = tomllib.loads(result.stdout)
+    assert printed == tomllib.loads((out / "config.toml").read_text(encoding="utf-8"))
+    section = printed["eval_verifier"]
+    assert (section["samples"], section["meta"], section["mapping"]) == (2, 1, "partial-half")
+    assert section["data"] == str(tmp_path / "grades.jsonl")
+    assert sorted(path.name for path in out.iterdir()) == ["config.toml"]
+
+
+def test_an_out_dir_from_different_settings_is_refused_untouched(cli, tmp_path: Path) -> None:
+    data, out = write_grades(tmp_path), tmp_path / "run"
+    assert cli("eval", "verifier", str(data), "--out", str(out), "--samples", "2", "--dry-run", *NO_MODEL).returncode == 0
+    items = out / "items.jsonl"
+    items.write_text(json.dumps(label_record("p0", 1, [1, 1])) + "\n", encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    result = cli("eval", "verifier", str(data), "--out", str(out), "--samples", "4", "--temperature", "0", *NO_MODEL)
+    assert_clean_error(result, "holds a run with different settings")
+    assert "eval_verifier.samples 2 -> 4" in result.stderr and "sampling.temperature 0.7 -> 0.0" in result.stderr
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(cli, tmp_path: Path) -> None:
+    data, out = write_grades(tmp_path), tmp_path / "run"
+    base = ("eval", "verifier", str(data), "--out", str(out), "--samples", "2", "--meta", "1", *NO_MODEL)
+    assert cli(*base, "--dry-run").returncode == 0
+    records = [label_record("p0", 1, [1, 0], [0]), label_record("p1", 0, [0, None], [1]),
+               {**label_record("p2", 0.5, []), "rule": "prompt-too-long", "error": "too long"}]
+    (out / "items.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    result = cli(*base, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["counts"] == {"data_items": 3, "selected": 3, "resumed": 3, "verified_now": 0, "records": 3,
+                                 "evaluated": 2, "prompt_too_long": 1, "without_human_score": 0}
+    # p0: raw (1, 0) ties low -> 0, wrong; filtered drops the invalid 0 -> 1, right. p1: 0, right either way.
+    assert (summary["n"], summary["accuracy_majority"], summary["meta_filtered"]["accuracy_majority"]) == (2, 0.5, 1.0)
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert list(metrics["metrics_by_n"]) == ["1", "2"] and metrics["settings"]["n"] == 2
+    assert (out / "report.html").read_text(encoding="utf-8").count('id="headline') == 2
+
+    text = cli("eval", "verifier", str(data), "--out", str(out), "--samples", "2", "--meta", "1", "--max-items", "1",
+               *NO_MODEL)
+    assert text.returncode == 0, text.stderr
+    assert "evaluated 1 of 1 proofs (3 in the data" in text.stdout
+    assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["counts"]["selected"] == 1
+
+
+@pytest.mark.slow
+def test_eval_verifier_on_the_embedded_model_then_resume(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    data, out = write_grades(tmp_path), tmp_path / "run"
+    args = ("eval", "verifier", str(data), "--out", str(out), "--samples", "2", "--meta", "1", "--max-tokens", "24",
+            "--engine", "transformers", "--seed", "0", "--json")
+    result = cli(*args)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    records = [json.loads(line) for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(record["id"] for record in records) == ["p0", "p1", "p2"]
+    for record in records:
+        assert "error" not in record and len(record["analyses"]) == 2
+        assert record["human_score"] == {"p0": 1, "p1": 0, "p2": 0.5}[record["id"]]
+        for analysis in record["analyses"]:
+            flagged = analysis["score"] is not None and analysis["score"] < 1
+            assert len(analysis["meta"]) == (1 if flagged else 0)
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert list(metrics["metrics_by_n"]) == ["1", "2"] and list(metrics["meta_filtered"]["by_n"]) == ["1", "2"]
+    assert metrics["counts"]["evaluated"] == 3 and metrics["counts"]["verified_now"] == 3
+    assert metrics["metrics_by_n"]["2"]["samples"] == 6
+    assert metrics["metrics_by_n"]["2"]["format_failures"] == sum(
+        analysis["score"] is None for record in records for analysis in record["analyses"])
+    assert summary["n"] == 2 and summary["accuracy_majority"] == metrics["metrics_by_n"]["2"]["accuracy_majority"]
+    assert summary["engine"] == "transformers" == metrics["settings"]["engine"]
+    assert (out / "report.html").exists() and (out / "config.toml").exists()
+
+    before = (out / "items.jsonl").read_bytes()
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr
+    resumed = json.loads(again.stdout)
+    assert (out / "items.jsonl").read_bytes() == before
+    assert resumed["counts"]["resumed"] == 3 and resumed["counts"]["verified_now"] == 0
+    assert resumed["engine"] == "transformers" and resumed["accuracy_majority"] == summary["accuracy_majority"]
