@@ -198,3 +198,34 @@ def test_streaming_keeps_finished_records_when_the_server_goes_down(tmp_path: Pa
     with pytest.raises(EngineUnavailableError, match="server unreachable"):
         run_labeling(engine, items, out, LabelConfig(n=2, m=1, k=1), SamplingConfig())
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "b"]
+
+
+NO_META_SCORES = {"proof-alpha": ["1", "1"], "proof-beta": ["0", "0"], "proof-gamma": ["0", "0.5"]}
+
+
+def test_m_zero_is_allowed_and_negative_m_is_not() -> None:
+    assert LabelConfig(m=0).m == 0
+    with pytest.raises(ValueError, match="m must be >= 0"):
+        LabelConfig(m=-1)
+
+
+def test_chunk_without_meta_makes_one_engine_call_and_trusts_every_critique() -> None:
+    engine = ScriptedEngine(NO_META_SCORES, ratings={})  # no ratings: a meta request would fail
+    items = [ProofItem(name, "Prove it.", name) for name in NO_META_SCORES]
+    labeled = label_chunk(engine, list(enumerate(items)), LabelConfig(n=2, m=0, k=2), SamplingConfig())
+    assert engine.calls == 1  # the verifications only
+    assert [(entry.decision.label, entry.decision.rule) for entry in labeled] == [
+        (1.0, "no-valid-issue"), (0.0, "k-valid-at-lowest"), (None, "needs-human")
+    ]
+    for entry in labeled:
+        assert all(analysis["valid"] is None and analysis["meta"] == [] for analysis in entry.to_record()["analyses"])
+
+
+def test_streaming_without_meta_sends_no_meta_request() -> None:
+    engine = ScriptedStreamingEngine(NO_META_SCORES, ratings={})
+    items = [ProofItem(name, "Prove it.", name) for name in NO_META_SCORES]
+    written: list[LabeledProof] = []
+    asyncio.run(label_streaming(engine, list(enumerate(items)), LabelConfig(n=2, m=0, k=1), SamplingConfig(), None,
+                                written.append))
+    assert engine.calls == 3  # one verification request per proof, nothing else
+    assert sorted(entry.decision.label for entry in written if entry.decision.label is not None) == [0.0, 0.0, 1.0]
