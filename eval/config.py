@@ -1,9 +1,11 @@
-"""Settings of ``proofsmith eval verifier``. Pure data, no torch."""
+"""Settings of ``proofsmith eval verifier`` and ``eval prover``. Pure data, no torch."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from engine.config import BACKENDS
+from eval.benchmark_problems import FORMATS as BENCHMARK_FORMATS
 from eval.human_grades import FORMATS, GRADE_MAPPINGS
 
 
@@ -43,3 +45,60 @@ class VerifierEvalConfig:
             raise ValueError("confirm_rating must be one of 0, 0.5, 1")
         if not 0 <= self.majority < 1:
             raise ValueError("majority must be in [0, 1)")
+
+
+PROVER_MODES = ("refine", "search")
+
+
+@dataclass
+class ProverEvalConfig:
+    data: str = ""
+    """Benchmark problems: an IMO-ProofBench CSV or a JSONL file (the command's DATA argument)."""
+    format: str = ""
+    """Format of the data: imo-proofbench or jsonl; empty: from the file suffix."""
+    select: list[str] = field(default_factory=list)
+    """Keep only problems whose id starts with one of these prefixes (e.g. PB-Basic); empty: all."""
+    max_items: int = 0
+    """Evaluate only the first K selected problems; 0: all of them."""
+    mode: str = "refine"
+    """How each proof is made: refine (the [prove] settings) or search (the [search] settings)."""
+    answer_time_limit: float = 5.0
+    """Seconds sympy may spend comparing one final answer with the short answer."""
+
+    def __post_init__(self) -> None:
+        if self.format and self.format not in BENCHMARK_FORMATS:
+            raise ValueError(f"unknown format {self.format!r}; choose one of {', '.join(BENCHMARK_FORMATS)}")
+        if self.mode not in PROVER_MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; choose refine or search")
+        if self.max_items < 0:
+            raise ValueError("max_items must be >= 0")
+        if self.answer_time_limit <= 0:
+            raise ValueError("answer_time_limit must be > 0")
+
+
+@dataclass
+class GraderConfig:
+    backend: str = ""
+    """Backend of the grader (auto, transformers, vllm, openai); empty: the prover's."""
+    model: str = ""
+    """Grader model (as for [engine].model); empty: the prover's model, and its engine is shared."""
+    base_urls: list[str] = field(default_factory=list)
+    """OpenAI-compatible endpoints of the grader; empty: the prover's when the backend is the same."""
+    api_key_env: str = ""
+    """Environment variable with the grader's API key; empty: the prover's."""
+    samples: int = 1
+    """Markings per proof; the proof gets their lower median."""
+    temperature: float = 0.0
+    """Grader sampling temperature (0: greedy)."""
+    max_tokens: int = 1024
+    """Most new tokens per marking."""
+
+    def __post_init__(self) -> None:
+        if self.backend and self.backend not in BACKENDS:
+            raise ValueError(f"unknown engine {self.backend!r}; choose one of {', '.join(BACKENDS)}")
+        if self.samples < 1:
+            raise ValueError("samples must be >= 1")
+        if self.temperature < 0:
+            raise ValueError("temperature must be >= 0")
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be >= 1")

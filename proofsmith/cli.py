@@ -15,6 +15,7 @@ from proofsmith import __version__
 from training.train_config import TrainConfig
 from proofsmith.options import (
     ENGINE_FLAGS,
+    EVAL_PROVER_FLAGS,
     EVAL_VERIFIER_FLAGS,
     LABEL_FLAGS,
     META_VERIFY_FLAGS,
@@ -40,8 +41,8 @@ def add_run_options(parser: argparse.ArgumentParser, config_help: str, dry_run_h
 def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...],
                     dry_run_help: str = "print the resolved config as TOML and stop") -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=summary, description=summary)
-    add_run_options(parser, "TOML file with [engine], [sampling], [prove], [verify], [meta_verify], [label], "
-                    "[eval_verifier] tables", dry_run_help)
+    add_run_options(parser, "TOML file with [engine], [sampling], [prove], [search], [verify], [meta_verify], [label], "
+                    "[eval_verifier], [eval_prover], [grader] tables", dry_run_help)
     add_flags(parser, flags, f"{name} settings")
     add_flags(parser, ENGINE_FLAGS, "engine and sampling")
     return parser
@@ -80,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
     label.add_argument("--score-map", metavar="RAW=SCORE,...", help="map raw human grades to scores, e.g. 7=1,6=0.5,1=0,0=0 (IMO points)")
     evaluate = subparsers.add_parser(
-        "eval", help="evaluate a role against human grades",
-        description="Evaluate against human grades: the verifier's agreement with graded proofs (verifier).",
+        "eval", help="evaluate the verifier against human grades, or the prover on a benchmark",
+        description="Evaluate against human grades: the verifier's agreement with graded proofs (verifier), or the "
+                    "prover on a benchmark, marked against reference solutions (prover).",
     )
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="WHAT")
     verifier = _command_parser(evaluations, "verifier", "measure how well n verifier samples (optionally meta-filtered) "
@@ -90,6 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
     verifier.add_argument("data", metavar="DATA", help="human-graded proofs: a .csv/.jsonl/.parquet file or a folder of them")
     verifier.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json, "
                           "report.html; rerun to resume")
+    prover = _command_parser(evaluations, "prover", "prove benchmark problems (refine or search), mark each proof 0/1/6/7 "
+                             "against the reference solution and guidelines, check short answers with sympy",
+                             EVAL_PROVER_FLAGS, "check the settings, --out and the data, write OUT/config.toml, print it, and stop")
+    prover.add_argument("data", metavar="DATA", help="benchmark problems: an IMO-ProofBench CSV or a JSONL file")
+    prover.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json, "
+                        "report.html (search pools under search/); rerun to resume")
+    add_flags(prover, PROVE_FLAGS, "refinement settings (--mode refine)")
+    add_flags(prover, SEARCH_FLAGS, "search settings (--mode search; --verify-samples is then N)")
     train = subparsers.add_parser(
         "train", help="GRPO training of a role on TRL, or the SFT cold start",
         description="Train the verifier, meta-verifier or generator with GRPO (TRL), run the supervised cold start (sft), "

@@ -22,7 +22,7 @@ from typing import Any
 
 from data.errors import InputError
 from engine.config import EngineConfig, SamplingConfig
-from eval.config import VerifierEvalConfig
+from eval.config import GraderConfig, ProverEvalConfig, VerifierEvalConfig
 from generator.config import RefineConfig, SearchConfig
 from meta_verifier.config import MetaVerifyConfig
 from training.label_config import LabelConfig
@@ -47,6 +47,10 @@ class Config:
     """Auto-labeling by scaled verification (`proofsmith label`)."""
     eval_verifier: VerifierEvalConfig = field(default_factory=VerifierEvalConfig)
     """Verifier agreement with human grades (`proofsmith eval verifier`)."""
+    eval_prover: ProverEvalConfig = field(default_factory=ProverEvalConfig)
+    """Prover benchmark: prove, mark against a reference, check short answers (`proofsmith eval prover`)."""
+    grader: GraderConfig = field(default_factory=GraderConfig)
+    """The engine that marks proofs in `proofsmith eval prover` (defaults to the prover's own)."""
     prompts_dir: str = ""
     """Directory whose NAME.md files replace the built-in prompt templates (verify, meta_verify, generate, refine)."""
 

@@ -79,6 +79,20 @@ EVAL_VERIFIER_FLAGS: tuple[Flag, ...] = (
     Flag("--max-items", "eval_verifier.max_items", metavar="K"),
 )
 
+EVAL_PROVER_FLAGS: tuple[Flag, ...] = (
+    Flag("--mode", "eval_prover.mode", metavar="refine|search"),
+    Flag("--select", "eval_prover.select", repeatable=True, metavar="ID_PREFIX"),
+    Flag("--max-items", "eval_prover.max_items", metavar="K"),
+    Flag("--format", "eval_prover.format", metavar="NAME"),
+    Flag("--grader-engine", "grader.backend", metavar="NAME"),
+    Flag("--grader-model", "grader.model", metavar="MODEL"),
+    Flag("--grader-base-url", "grader.base_urls", repeatable=True, metavar="URL"),
+    Flag("--grader-api-key-env", "grader.api_key_env", metavar="VAR"),
+    Flag("--grader-samples", "grader.samples", metavar="N"),
+    Flag("--grader-temperature", "grader.temperature", metavar="T"),
+    Flag("--grader-max-tokens", "grader.max_tokens", metavar="N"),
+)
+
 TRAIN_FLAGS: tuple[Flag, ...] = (
     Flag("--run-dir", "run_dir", metavar="DIR"),
     Flag("--model", "model.name", metavar="MODEL"),

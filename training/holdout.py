@@ -18,7 +18,11 @@ from verifier.scoring import verify_proofs
 
 
 def agreement(model: str, role: str, rows: Sequence[TrainingRow], max_tokens: int, prompts_dir: str | None = None) -> dict[str, Any]:
-    """{'rows', 'exact', 'format_failure_rate', 'mean_abs_error'} of ``model`` on ``rows`` for ``role``."""
+    """{'rows', 'exact', 'format_failure_rate', 'mean_abs_error', 'predicted'} of ``model`` on ``rows`` for ``role``.
+
+    ``predicted`` counts the greedy scores given (``"none"``: format failure): a model that
+    gives every row the same score shows up there, whatever its exact agreement.
+    """
     from engine.transformers_backend import TransformersEngine
 
     engine = TransformersEngine(EngineConfig(backend="transformers", model=model, dtype="float32"))
@@ -40,4 +44,6 @@ def agreement(model: str, role: str, rows: Sequence[TrainingRow], max_tokens: in
         "exact": round(fmean(score == reference for score, reference in zip(predicted, references)), 4),
         "format_failure_rate": round(fmean(score is None for score in predicted), 4),
         "mean_abs_error": round(fmean(abs(score - reference) for score, reference in parsed), 4) if parsed else None,  # type: ignore[operator]
+        "predicted": {("none" if score is None else f"{score:g}"): predicted.count(score)
+                      for score in sorted(set(predicted), key=lambda value: -1 if value is None else value)},
     }

@@ -1,4 +1,4 @@
-"""``proofsmith eval WHAT``: evaluate a role against human grades. ``verifier`` is built; ``prover`` is to come.
+"""``proofsmith eval WHAT``: the verifier against human grades (here); the prover on a benchmark (``eval_prover``).
 
 ``eval verifier`` order of work, so that bad input fails before a model loads and leaves
 nothing behind: resolve the config; check ``--out`` (a directory that already holds records
@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> int:
     if args.evaluation == "verifier":
         return run_verifier(args)
+    if args.evaluation == "prover":
+        from proofsmith.commands.eval_prover import run_prover
+
+        return run_prover(args)
     raise InputError(f"unknown evaluation {args.evaluation!r}")  # argparse only lets known ones through
 
 
@@ -51,7 +55,7 @@ def setting(config: Config, dotted: str) -> Any:
     return value
 
 
-def check_out_dir(out: Path, config: Config) -> None:
+def check_out_dir(out: Path, config: Config, identity: tuple[str, ...] = IDENTITY) -> None:
     """Fail unless ``out`` can hold this run: new, empty of records, or a run with the same settings."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory")
@@ -66,10 +70,18 @@ def check_out_dir(out: Path, config: Config) -> None:
         raise InputError(f"--out {out} holds {ITEMS_NAME} but no {CONFIG_NAME}: use another --out")
     previous = resolve_config(None, read_toml(out / CONFIG_NAME))
     changed = [f"{name} {setting(previous, name)!r} -> {setting(config, name)!r}"
-               for name in IDENTITY if setting(previous, name) != setting(config, name)]
+               for name in identity if setting(previous, name) != setting(config, name)]
     if changed:
         raise InputError(f"--out {out} holds a run with different settings ({'; '.join(changed)}); "
                          "rerun with its settings to resume, or use another --out")
+
+
+def write_dry_run(out: Path, config: Config) -> int:
+    """``--dry-run``: write ``OUT/config.toml``, print it, and stop (exit 0)."""
+    out.mkdir(exist_ok=True)
+    write_text_atomic(out / CONFIG_NAME, to_toml(config))
+    sys.stdout.write(to_toml(config))
+    return 0
 
 
 def previous_engine(out: Path, config: Config) -> dict[str, Any]:
@@ -97,10 +109,7 @@ def run_verifier(args: argparse.Namespace) -> int:
         raise InputError(f"no graded proofs in {args.data}")
     selected = grades[: settings.max_items] if settings.max_items else grades
     if args.dry_run:
-        out.mkdir(exist_ok=True)
-        write_text_atomic(out / CONFIG_NAME, to_toml(config))
-        sys.stdout.write(to_toml(config))
-        return 0
+        return write_dry_run(out, config)
     from tqdm import tqdm
 
     from training.auto_label import finished_ids, run_labeling

@@ -4,7 +4,9 @@ Order of work, so that every user error surfaces before a model loads and leaves
 run directory behind: resolve the config (``--dry-run`` writes it to the run directory,
 prints it and stops), read and check the data, write the config, then train. A run
 directory that already holds ``COMPLETE`` is not trained again. With ``data.holdout``, the
-verifier and meta-verifier are scored on the held-out rows before and after training.
+verifier and meta-verifier are scored (greedily) before and after training on the held-out
+rows and on up to ``MEASURED_TRAINING_ROWS`` of the training rows: the held-out score says
+whether it generalises, the training-row score whether it learned what it was rewarded for.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
 from training.train_config import TrainConfig, is_complete
+
+MEASURED_TRAINING_ROWS = 32
+"""Training rows scored before and after a verifier or meta-verifier run (the first ones)."""
+AGREEMENT_SETS = ("holdout", "training_rows")
+"""Row sets measured before and after: ``RUN/<name>_before.json`` and ``RUN/<name>_after.json``."""
+
 
 def prepare_run_dir(config: TrainConfig) -> Path:
     run_dir = Path(config.run_dir)
@@ -44,9 +52,10 @@ def summary_of(run_dir: Path, role: str) -> dict[str, Any]:
         steps, values = curve(records, name)
         if values:
             summary[name] = {"first": round(values[0], 4), "last": round(values[-1], 4)}
-    before, after = run_dir / "holdout_before.json", run_dir / "holdout_after.json"
-    if before.exists() and after.exists():
-        summary["holdout"] = {"before": json.loads(before.read_text()), "after": json.loads(after.read_text())}
+    for name in AGREEMENT_SETS:
+        before, after = run_dir / f"{name}_before.json", run_dir / f"{name}_after.json"
+        if before.exists() and after.exists():
+            summary[name] = {"before": json.loads(before.read_text()), "after": json.loads(after.read_text())}
     return summary
 
 
@@ -84,9 +93,11 @@ def run(args: argparse.Namespace) -> int:
     if config.data.holdout:
         rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
     run_dir = prepare_run_dir(config)
-    measure_holdout = bool(held_out) and role in ("verifier", "meta-verifier") and not is_complete(run_dir)
-    if measure_holdout and not (run_dir / "holdout_before.json").exists():
-        write_holdout(run_dir / "holdout_before.json", config.model.name, role, held_out, config)
+    measured = {"holdout": held_out, "training_rows": rows[:MEASURED_TRAINING_ROWS]}
+    measure = bool(held_out) and role in ("verifier", "meta-verifier") and not is_complete(run_dir)
+    for name, subset in measured.items():
+        if measure and not (run_dir / f"{name}_before.json").exists():
+            write_agreement(run_dir / f"{name}_before.json", config.model.name, role, subset, config)
     if is_complete(run_dir):
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
     elif role == "sft":
@@ -100,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
         with contextlib.redirect_stdout(sys.stderr):
             run_grpo(role, config, rows)
-    if measure_holdout:
-        write_holdout(run_dir / "holdout_after.json", str(run_dir / "final"), role, held_out, config)
+    for name, subset in measured.items() if measure else ():
+        write_agreement(run_dir / f"{name}_after.json", str(run_dir / "final"), role, subset, config)
     summary = summary_of(run_dir, role)
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
@@ -110,14 +121,15 @@ def run(args: argparse.Namespace) -> int:
         for name in ("reward", "format_failure_rate", "loss", "frac_reward_zero_std"):
             if name in summary:
                 print(f"  {name}: {summary[name]['first']} -> {summary[name]['last']}")
-        if "holdout" in summary:
-            before, after = summary["holdout"]["before"], summary["holdout"]["after"]
-            print(f"  held-out agreement ({before['rows']} rows, greedy): exact {before['exact']} -> {after['exact']}, "
-                  f"format failures {before['format_failure_rate']} -> {after['format_failure_rate']}")
+        for name, shown in (("holdout", "held-out"), ("training_rows", "training-row")):
+            if name in summary:
+                before, after = summary[name]["before"], summary[name]["after"]
+                print(f"  {shown} agreement ({before['rows']} rows, greedy): exact {before['exact']} -> {after['exact']}, "
+                      f"format failures {before['format_failure_rate']} -> {after['format_failure_rate']}")
     return 0
 
 
-def write_holdout(path: Path, model: str, role: str, rows: list[Any], config: TrainConfig) -> None:
+def write_agreement(path: Path, model: str, role: str, rows: list[Any], config: TrainConfig) -> None:
     from training.holdout import agreement
 
     with contextlib.redirect_stdout(sys.stderr):

@@ -11,7 +11,7 @@ from data.errors import InputError
 from proofsmith.cli import build_parser
 from proofsmith.config import Config, field_docs, parse_assignment, resolve_config, to_toml
 from proofsmith.options import (
-    ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from,
+    ENGINE_FLAGS, EVAL_PROVER_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from,
 )
 from training.train_config import TrainConfig
 
@@ -66,7 +66,7 @@ def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
     assert names == {
         "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
-        "SearchConfig", "VerifierEvalConfig",
+        "SearchConfig", "VerifierEvalConfig", "ProverEvalConfig", "GraderConfig",
     }
 
 
@@ -79,7 +79,7 @@ def test_every_config_field_has_a_docstring(cls: type) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ENGINE_FLAGS + PROVE_FLAGS + VERIFY_FLAGS + META_VERIFY_FLAGS + EVAL_VERIFIER_FLAGS,
+    ENGINE_FLAGS + PROVE_FLAGS + VERIFY_FLAGS + META_VERIFY_FLAGS + EVAL_VERIFIER_FLAGS + EVAL_PROVER_FLAGS,
     ids=lambda flag: f"{flag.name}->{flag.path}",
 )
 def test_every_flag_names_a_config_field(flag: Flag) -> None:
@@ -256,8 +256,12 @@ def test_cli_precedence_through_parser(tmp_path: Path) -> None:
         (["eval", "verifier", "d.csv", "--out", "o", "--meta", "2"], EVAL_VERIFIER_FLAGS, ("eval_verifier", "meta"), 2),
         (["eval", "verifier", "d.csv", "--out", "o", "--max-items", "5"], EVAL_VERIFIER_FLAGS,
          ("eval_verifier", "max_items"), 5),
+        (["eval", "prover", "d.csv", "--out", "o", "--grader-model", "g"], EVAL_PROVER_FLAGS, ("grader", "model"), "g"),
+        (["eval", "prover", "d.csv", "--out", "o", "--select", "PB-Basic"], EVAL_PROVER_FLAGS,
+         ("eval_prover", "select"), ["PB-Basic"]),
     ],
-    ids=["verify-samples", "meta-verify-samples", "engine", "seed", "prompts", "eval-meta", "eval-max-items"],
+    ids=["verify-samples", "meta-verify-samples", "engine", "seed", "prompts", "eval-meta", "eval-max-items",
+         "prover-grader-model", "prover-select"],
 )
 def test_cli_subcommand_flags(argv: list[str], flags: tuple[Flag, ...], field: tuple[str, ...], expected: Any) -> None:
     args = build_parser().parse_args(argv)

@@ -1,7 +1,8 @@
-"""``proofsmith eval verifier``: bad input fails before a model loads, dry run, resume; one real-model run."""
+"""``proofsmith eval verifier`` and ``eval prover``: bad input fails before a model loads, dry run, resume; real-model runs."""
 
 from __future__ import annotations
 
+import csv
 import json
 import tomllib
 from collections.abc import Sequence
@@ -157,3 +158,151 @@ def test_eval_verifier_on_the_embedded_model_then_resume(cli, tmp_path: Path, em
     assert (out / "items.jsonl").read_bytes() == before
     assert resumed["counts"]["resumed"] == 3 and resumed["counts"]["verified_now"] == 0
     assert resumed["engine"] == "transformers" and resumed["accuracy_majority"] == summary["accuracy_majority"]
+
+
+# eval prover
+COLUMNS = ("Problem ID", "Problem", "Solution", "Grading guidelines", "Category", "Level", "Short Answer", "Source")
+
+
+def write_benchmark(tmp_path: Path, rows: list[dict[str, str]] | None = None) -> Path:
+    """A small IMO-ProofBench-style CSV of our own problems."""
+    rows = rows if rows is not None else [
+        {"Problem ID": "PB-Basic-001", "Problem": "Find all integers $n$ with $n^2 = 4$.", "Solution": "$n = 2$ or $n = -2$.",
+         "Grading guidelines": "(Partial) finds one root.\n(Almost) forgets to check.", "Category": "Algebra",
+         "Level": "pre-IMO", "Short Answer": "$\\{-2, 2\\}$", "Source": "own"},
+        {"Problem ID": "PB-Basic-002", "Problem": "Prove that the sum of two even integers is even.",
+         "Solution": "$2a + 2b = 2(a + b)$.", "Grading guidelines": "(Partial) sets up $2a, 2b$.", "Category": "Number theory",
+         "Level": "IMO-easy", "Short Answer": "", "Source": "own"},
+        {"Problem ID": "PB-Advanced-001", "Problem": "Compute $2 + 3$.", "Solution": "$5$.", "Grading guidelines": "",
+         "Category": "Algebra", "Level": "IMO-hard", "Short Answer": "$5$", "Source": "own"},
+    ]
+    path = tmp_path / "bench.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def problem_record(problem_id: str, points: int | None, level: str, category: str, **extra: Any) -> dict[str, Any]:
+    """A record as ``eval prover`` writes it."""
+    return {
+        "id": problem_id, "level": level, "category": category, "source": "own", "points": points,
+        "graded": points is not None, "proof": "A proof.", "self_score": 1.0, "verifier_mean": None, "format_errors": [],
+        "rounds": 1, "completion_tokens": 50, "prove_s": 1.0,
+        "grade": {"points": points, "samples": [points], "refused": None, "markings": []}, "grade_s": 1.0,
+        "short_answer": None, "answer_check": None, "disagreement": None,
+        "prover": {"engine": "transformers", "model": "m"}, "grader": {"engine": "transformers", "model": "m"}, **extra,
+    }
+
+
+@pytest.mark.parametrize(
+    "make_data, extra, fragment",
+    [
+        (lambda tmp: tmp / "missing.csv", (), "benchmark file not found"),
+        (write_benchmark, ("--format", "xml"), "unknown format 'xml'"),
+        (write_benchmark, ("--mode", "beam"), "unknown mode 'beam'"),
+        (write_benchmark, ("--grader-samples", "0"), "samples must be >= 1"),
+        (write_benchmark, ("--grader-engine", "magic"), "unknown engine 'magic'"),
+        (write_benchmark, ("--select", "PB-Nothing"), "no problems whose id starts with PB-Nothing"),
+        (lambda tmp: write_benchmark(tmp, [{column: "PB-1" if column == "Problem ID" else "x" for column in COLUMNS}] * 2),
+         (), "line 3: duplicate id 'PB-1'"),
+        (lambda tmp: write_benchmark(tmp, [{**{column: "x" for column in COLUMNS}, "Problem": ""}]), (),
+         "has an empty statement"),
+    ],
+    ids=["missing-file", "unknown-format", "unknown-mode", "zero-grader-samples", "unknown-grader-engine", "select-nothing",
+         "duplicate-id", "empty-problem"],
+)
+def test_prover_bad_input_fails_before_a_model_loads_and_writes_nothing(cli, tmp_path: Path, make_data, extra, fragment) -> None:
+    out = tmp_path / "run"
+    assert_clean_error(cli("eval", "prover", str(make_data(tmp_path)), "--out", str(out), *extra, *NO_MODEL), fragment)
+    assert not out.exists()
+
+
+def test_prover_dry_run_writes_and_prints_the_config_and_stops(cli, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = cli("eval", "prover", str(write_benchmark(tmp_path)), "--out", str(out), "--mode", "search",
+                 "--verify-samples", "3", "--select", "PB-Basic", "--grader-model", "judge", "--grader-samples", "2",
+                 "--dry-run", *NO_MODEL)
+    assert result.returncode == 0, result.stderr
+    printed = tomllib.loads(result.stdout)
+    assert printed == tomllib.loads((out / "config.toml").read_text(encoding="utf-8"))
+    assert printed["eval_prover"]["mode"] == "search" and printed["eval_prover"]["select"] == ["PB-Basic"]
+    # In search mode --verify-samples is the pool's N, as in `prove --search`.
+    assert printed["search"]["verify_samples"] == 3 and printed["prove"]["verify_samples"] == 4
+    assert (printed["grader"]["model"], printed["grader"]["samples"]) == ("judge", 2)
+    assert sorted(path.name for path in out.iterdir()) == ["config.toml"]
+
+
+def test_prover_an_out_dir_from_different_settings_is_refused_untouched(cli, tmp_path: Path) -> None:
+    data, out = write_benchmark(tmp_path), tmp_path / "run"
+    assert cli("eval", "prover", str(data), "--out", str(out), "--dry-run", *NO_MODEL).returncode == 0
+    (out / "items.jsonl").write_text(json.dumps(problem_record("PB-Basic-001", 7, "pre-IMO", "Algebra")) + "\n",
+                                     encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    result = cli("eval", "prover", str(data), "--out", str(out), "--grader-max-tokens", "64", *NO_MODEL)
+    assert_clean_error(result, "holds a run with different settings")
+    assert "grader.max_tokens 1024 -> 64" in result.stderr
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_prover_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(cli, tmp_path: Path) -> None:
+    data, out = write_benchmark(tmp_path), tmp_path / "run"
+    base = ("eval", "prover", str(data), "--out", str(out), *NO_MODEL)
+    assert cli(*base, "--dry-run").returncode == 0
+    wrong = {"equivalent": False, "answer": "3", "method": "math", "reason": "", "answer_form": "3", "reference_form": "5"}
+    records = [
+        problem_record("PB-Basic-001", 7, "pre-IMO", "Algebra"),
+        problem_record("PB-Basic-002", None, "IMO-easy", "Number theory"),
+        problem_record("PB-Advanced-001", 6, "IMO-hard", "Algebra", short_answer="$5$", answer_check=wrong,
+                       disagreement="wrong answer, marked 6-7"),
+    ]
+    (out / "items.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    result = cli(*base, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["counts"] == {"data_problems": 3, "selected": 3, "evaluated": 3, "resumed": 3, "proved_now": 0}
+    total = summary["total"]
+    # 7 + 6 points over the 2 graded problems; the ungraded one is counted, not scored 0.
+    assert (total["points"], total["max_points"], total["percent"], total["ungraded"]) == (13, 14, 92.86, 1)
+    assert (total["answer_checked"], total["answer_correct"], total["disagreements"]) == (1, 0, 1)
+    assert [row["category"] for row in summary["by_category"]] == ["Algebra", "Number theory"]
+    assert summary["by_category"][1]["percent"] is None
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["disagreements"] == [{"id": "PB-Advanced-001", "kind": "wrong answer, marked 6-7", "points": 6,
+                                         "answer": "3", "short_answer": "$5$"}]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert all(f'id="{table}"' in page for table in ("summary-total", "summary-by-level", "summary-by-category", "rows"))
+
+    text = cli(*base, "--select", "PB-Basic")
+    assert text.returncode == 0, text.stderr
+    assert "evaluated 2 of 2 problems (3 in the data" in text.stdout and "score: 7 / 7 points (100.0 %)" in text.stdout
+
+
+@pytest.mark.slow
+def test_eval_prover_on_the_embedded_model_then_resume(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    data, out = write_benchmark(tmp_path), tmp_path / "run"
+    args = ("eval", "prover", str(data), "--out", str(out), "--select", "PB-Basic", "--max-rounds", "1",
+            "--max-tokens", "96", "--grader-max-tokens", "48", "--engine", "transformers", "--seed", "0", "--json")
+    result = cli(*args, "--max-items", "1")
+    assert result.returncode == 0, result.stderr
+    first = json.loads(result.stdout)
+    assert first["counts"]["proved_now"] == 1 and first["prover_engine"] == "transformers"
+    result = cli(*args)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["counts"] == {"data_problems": 3, "selected": 2, "evaluated": 2, "resumed": 1, "proved_now": 1}
+    records = [json.loads(line) for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [record["id"] for record in records] == ["PB-Basic-001", "PB-Basic-002"]
+    for record in records:
+        assert record["rounds"] == 1 and record["completion_tokens"] > 0
+        assert record["points"] in (None, 0, 1, 6, 7) and record["grader"]["engine"] == "transformers"
+        if record["proof"].strip():
+            # A real marking ran: one sample, its text kept, points parsed or a format failure named.
+            (marking,) = record["grade"]["markings"]
+            assert marking["text"] and (marking["points"] is not None or marking["format_errors"])
+    assert records[0]["short_answer"] == "$\\{-2, 2\\}$" and records[0]["answer_check"] is not None
+    assert records[1]["short_answer"] is None and records[1]["answer_check"] is None
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["total"][0]["problems"] == 2 and [row["level"] for row in metrics["by_level"]] == ["pre-IMO", "IMO-easy"]
+    assert (out / "report.html").exists()

@@ -146,13 +146,22 @@ def test_two_real_grpo_steps_change_weights_and_write_a_loadable_model(
     cli, tmp_path: Path, cold_start: dict[str, Path], role: str, rows: list[dict], completion_tokens: int
 ) -> None:
     data, run_dir = write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "run"
+    # The verifier also measures greedy agreement before and after: on 1 held-out row and the 3 training rows.
+    measured = ("--set", "data.max_rows=4", "--set", "data.holdout=1") if role == "verifier" else ()
     result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
                  "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "2", "--group-size", "4",
                  "--max-completion-length", str(completion_tokens), "--learning-rate", "1e-4",
-                 "--set", "grpo.save_steps=1", "--set", "rewards.max_tokens=96", "--set", "grpo.prompts_per_step=1")
+                 "--set", "grpo.save_steps=1", "--set", "rewards.max_tokens=96", "--set", "grpo.prompts_per_step=1", *measured)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 2 and "reward" in summary
+    if measured:
+        for name, rows_measured in (("holdout", 1), ("training_rows", 3)):
+            before, after = summary[name]["before"], summary[name]["after"]
+            assert (before["rows"], after["rows"]) == (rows_measured, rows_measured)
+            assert before["model"] == str(cold_start["model"]) and after["model"] == str(run_dir / "final")
+            assert 0 <= after["exact"] <= 1 and 0 <= after["format_failure_rate"] <= 1
+            assert sum(after["predicted"].values()) == rows_measured and set(after["predicted"]) <= {"none", "0", "0.5", "1"}
     assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
     checkpoints = sorted(path.name for path in (run_dir / "checkpoints").glob("checkpoint-*"))
     assert checkpoints == ["checkpoint-1", "checkpoint-2"]

@@ -1,0 +1,177 @@
+"""One benchmark problem end to end (prove, mark, check the answer), and the scores of a run.
+
+Contract:
+
+* :func:`prove_problem` makes one final proof with ``prove`` (sequential refinement) or
+  ``prove --search`` (the pool search, resumable in its own folder), exactly as those
+  commands do; :func:`evaluate_problem` then marks it with the grader and, when the
+  problem has a short answer, compares the proof's last ``\\boxed{}`` with it (sympy).
+* A problem whose run produced no proof scores 0 points without a grader call (there is
+  nothing to mark); a proof the grader could not mark is *ungraded*: it is left out of
+  the percentage and counted, never scored 0.
+* Scores follow IMO-ProofBench: points out of 7 per problem, totals as % of the maximum,
+  per level and per category. The answer check is reported beside them, never mixed in;
+  two kinds of disagreement with the grader are counted: a wrong final answer marked 6
+  or 7 (the grader passed a proof with the wrong result), and a right answer marked 0 (a
+  possible miss: the guidelines often give a correct answer 1 point).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from engine.base import Engine
+from engine.config import SamplingConfig
+from eval.answer_check import check_proof_answer
+from eval.benchmark_problems import BenchmarkProblem
+from data.atomic import write_text_atomic
+from eval.grader import MAX_POINTS, ToGrade, grade_proofs
+from eval.report import write_prover_report
+from generator.config import RefineConfig, SearchConfig
+
+METRICS_NAME = "metrics.json"
+WRONG_ANSWER_HIGH_MARK = "wrong answer, marked 6-7"
+RIGHT_ANSWER_ZERO_MARK = "right answer, marked 0"
+
+
+def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: RefineConfig, search_settings: SearchConfig,
+                  sampling: SamplingConfig, search_dir: Path, prompts_dir: str | None) -> dict[str, Any]:
+    """The final proof of one problem and how it was reached."""
+    started = time.perf_counter()
+    if mode == "search":
+        from generator.search import best, search
+
+        search_dir.mkdir(parents=True, exist_ok=True)
+        pool = search(engine, problem.problem, search_settings, sampling, search_dir, prompts_dir)
+        winner = best(pool)
+        proved = {
+            "proof": winner.proof if winner else "", "self_score": winner.self_score if winner else None,
+            "verifier_mean": winner.mean_score if winner else None,
+            "format_errors": list(winner.format_errors) if winner else ["the pool holds no proof"],
+            "rounds": max((candidate.round for candidate in pool), default=-1) + 1,
+            "completion_tokens": sum(candidate.completion_tokens for candidate in pool),
+        }
+    else:
+        from generator.refine import refine as run_refine
+
+        result = run_refine(engine, problem.problem, refine, sampling, prompts_dir)
+        final = result.best
+        proved = {
+            "proof": final.parsed.proof, "self_score": final.parsed.self_score,
+            "verifier_mean": final.verification.mean_score if final.verification else None,
+            "format_errors": list(final.parsed.all_format_errors), "rounds": result.rounds_used,
+            "completion_tokens": sum(round_.completion_tokens for thread in result.threads for round_ in thread),
+        }
+    return {**proved, "prove_s": round(time.perf_counter() - started, 2)}
+
+
+def _disagreement(points: int | None, equivalent: bool | None) -> str | None:
+    if points is None or equivalent is None:
+        return None
+    if equivalent is False and points >= 6:
+        return WRONG_ANSWER_HIGH_MARK
+    if equivalent is True and points == 0:
+        return RIGHT_ANSWER_ZERO_MARK
+    return None
+
+
+def evaluate_problem(problem: BenchmarkProblem, proved: Mapping[str, Any], grader: Engine, grader_samples: int,
+                     grader_sampling: SamplingConfig, prompts_dir: str | None, answer_time_limit: float) -> dict[str, Any]:
+    """The per-problem record: identity, the proof, its marking, the answer check."""
+    proof = proved["proof"]
+    started = time.perf_counter()
+    if proof.strip():
+        grade = grade_proofs(grader, [ToGrade(problem.problem, problem.reference_solution, problem.guidelines, proof)],
+                             grader_samples, grader_sampling, prompts_dir)[0]
+        points, marking = grade.points, grade.to_dict()
+    else:
+        points, marking = 0, {"points": 0, "samples": [], "refused": None, "markings": [], "no_proof": True}
+    check = check_proof_answer(proof, problem.short_answer, answer_time_limit) if problem.short_answer else None
+    equivalent = check.equivalent if check else None
+    return {
+        "id": problem.id, "level": problem.level, "category": problem.category, "source": problem.source,
+        "points": points, "graded": points is not None, **proved,
+        "grade": marking, "grade_s": round(time.perf_counter() - started, 2),
+        "short_answer": problem.short_answer or None,
+        "answer_check": None if check is None else {
+            "equivalent": check.equivalent, "answer": check.answer, "method": check.method, "reason": check.reason,
+            "answer_form": check.answer_form, "reference_form": check.reference_form,
+        },
+        "disagreement": _disagreement(points, equivalent),
+    }
+
+
+def score_table(records: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], str], label: str) -> list[dict[str, Any]]:
+    """One row per group (in order of first appearance): problems, points, % of maximum, answers, disagreements."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(key(record) or "(none)", []).append(record)
+    return [{label: name, **_scores(members)} for name, members in groups.items()]
+
+
+def _scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    graded = [record for record in records if record["points"] is not None]
+    points = sum(record["points"] for record in graded)
+    checked = [record for record in records if record["answer_check"] and record["answer_check"]["equivalent"] is not None]
+    return {
+        "problems": len(records), "graded": len(graded), "ungraded": len(records) - len(graded),
+        "points": points, "max_points": MAX_POINTS * len(graded),
+        "percent": round(100 * points / (MAX_POINTS * len(graded)), 2) if graded else None,
+        "full_marks": sum(1 for record in graded if record["points"] == MAX_POINTS),
+        "no_proof": sum(1 for record in records if not record["proof"].strip()),
+        "with_short_answer": sum(1 for record in records if record["short_answer"]),
+        "answer_checked": len(checked),
+        "answer_correct": sum(1 for record in checked if record["answer_check"]["equivalent"]),
+        "disagreements": sum(1 for record in records if record["disagreement"]),
+    }
+
+
+def summary_tables(records: Sequence[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    return {
+        "total": score_table(records, lambda record: "all", "problems of"),
+        "by level": score_table(records, lambda record: record["level"], "level"),
+        "by category": score_table(records, lambda record: record["category"], "category"),
+    }
+
+
+def report_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The per-problem table of the report (the proof itself stays in items.jsonl)."""
+    rows = []
+    for record in records:
+        check = record["answer_check"]
+        rows.append({
+            "id": record["id"], "level": record["level"], "category": record["category"], "points": record["points"],
+            "grader samples": ", ".join("n/a" if points is None else str(points) for points in record["grade"]["samples"]),
+            "self score": record["self_score"], "verifier mean": record["verifier_mean"], "rounds": record["rounds"],
+            "short answer": record["short_answer"], "final answer": check["answer"] if check else None,
+            "answer correct": None if check is None else check["equivalent"],
+            "disagreement": record["disagreement"], "tokens": record["completion_tokens"],
+        })
+    return rows
+
+
+def metrics_document(records: Sequence[Mapping[str, Any]], settings: Mapping[str, Any], counts: Mapping[str, Any]) -> dict[str, Any]:
+    tables = summary_tables(records)
+    return {
+        "settings": dict(settings), "counts": dict(counts), **{name.replace(" ", "_"): table for name, table in tables.items()},
+        "disagreements": [{"id": record["id"], "kind": record["disagreement"], "points": record["points"],
+                           "answer": record["answer_check"]["answer"], "short_answer": record["short_answer"]}
+                          for record in records if record["disagreement"]],
+        "mean_completion_tokens": round(fmean(record["completion_tokens"] for record in records), 1) if records else None,
+    }
+
+
+def write_outputs(out_dir: Path, records: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
+                  counts: Mapping[str, Any]) -> dict[str, Any]:
+    """Write ``metrics.json`` and ``report.html`` (each atomically) into ``out_dir``; returns the metrics document."""
+    document = metrics_document(records, settings, counts)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out_dir / METRICS_NAME, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    shown = {key.replace("_", " "): value for key, value in {**settings, **counts}.items()}
+    write_prover_report(out_dir, shown, summary_tables(records), report_rows(records), bar_column="percent")
+    return document
