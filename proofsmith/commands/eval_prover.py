@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
+from data.records import stable_id
 from engine.auto import Workload
 from engine.base import Engine
 from engine.config import EngineConfig, SamplingConfig
@@ -118,10 +120,8 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
     try:
         grader_config = grader_engine_config(config)
         if grader_config is not None:
-            from engine.factory import create_engine
-
-            grader = create_engine(grader_config, Workload(config.grader.samples,
-                                                           len(pending) * config.grader.samples * config.grader.max_tokens))
+            grader = open_engine(replace(config, engine=grader_config),
+                                 Workload(config.grader.samples, len(pending) * config.grader.samples * config.grader.max_tokens))
         out.mkdir(exist_ok=True)
         write_text_atomic(out / CONFIG_NAME, to_toml(config))
         prompts_dir = config.prompts_dir or None
@@ -147,10 +147,6 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
 
 def safe_name(problem_id: str) -> str:
     """A folder name for a problem id (ids may hold slashes or spaces)."""
-    import re
-
-    from data.records import stable_id
-
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", problem_id).strip("._") or "problem"
     return cleaned if cleaned == problem_id else f"{cleaned}-{stable_id(problem_id)[:8]}"
 

@@ -306,3 +306,17 @@ def test_eval_prover_on_the_embedded_model_then_resume(cli, tmp_path: Path, embe
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["total"][0]["problems"] == 2 and [row["level"] for row in metrics["by_level"]] == ["pre-IMO", "IMO-easy"]
     assert (out / "report.html").exists()
+
+
+def test_the_grader_shares_the_prover_engine_unless_it_names_another() -> None:
+    from proofsmith.commands.eval_prover import grader_engine_config
+    from proofsmith.config import resolve_config
+
+    assert grader_engine_config(resolve_config(None, {})) is None
+    assert grader_engine_config(resolve_config(None, {"grader": {"model": "embedded"}})) is None  # same as the prover's
+    served = resolve_config(None, {"engine": {"base_urls": ["http://a/v1"]},
+                                   "grader": {"backend": "openai", "model": "judge", "api_key_env": "JUDGE_KEY"}})
+    grader = grader_engine_config(served)
+    assert grader is not None
+    assert (grader.backend, grader.model, grader.base_urls, grader.api_key_env) == ("openai", "judge", ["http://a/v1"], "JUDGE_KEY")
+    assert served.engine.model == "embedded"  # the prover's settings are untouched
