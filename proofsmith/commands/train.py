@@ -84,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         prepare_run_dir(config)
         sys.stdout.write(to_toml(config))
         return 0
+    if config.async_ and role != "generator":
+        raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     if role == "loop":
         return run_loop(config, args.json)
     from training.examples import read_rows, split_holdout
@@ -106,6 +108,11 @@ def run(args: argparse.Namespace) -> int:
 
         with contextlib.redirect_stdout(sys.stderr):  # the trainers print their logs; stdout is for --json
             run_sft(config, sft_records(rows, config.sft.formats, config.prompts_dir or None))
+    elif config.async_:
+        from training.async_grpo import run_async_grpo
+
+        with contextlib.redirect_stdout(sys.stderr):
+            run_async_grpo(config, rows)
     else:
         from training.grpo import run_grpo
 
