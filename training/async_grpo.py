@@ -147,22 +147,59 @@ def first_new_group(rollouts: Path) -> int:
     return max(groups) + 1
 
 
+def pool_reward(config: TrainConfig, urls: list[str]) -> tuple[Any, Any]:
+    """The generator reward, verifying (and meta-verifying) through the pool or ``[scorer]``; and that separate engine, if any."""
+    from engine.config import EngineConfig
+    from engine.openai_backend import OpenAIEngine
+    from training.reward_functions import GeneratorReward
+    from training.scoring import ScoringClient
+
+    # Retries with backoff 1, 2, 4, ... 30 s outlast a restarting server (~35 s on this CPU).
+    pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=served_model(urls[0]), max_retries=8,
+                                            retry_backoff_s=1.0, max_concurrency=64))
+    separate_engine = None
+    sources: dict[str, Any] = {"policy": ScoringClient(pool_engine, config.rewards.retries), "none": None}
+    if "engine" in (config.rewards.verifier, config.rewards.meta):
+        from engine.auto import Workload
+        from engine.factory import create_engine
+
+        separate_engine = create_engine(config.scorer, Workload(config.grpo.group_size, 0))
+        sources["engine"] = ScoringClient(separate_engine, config.rewards.retries)
+    reward = GeneratorReward(config.rewards, verifier=sources[config.rewards.verifier], meta=sources[config.rewards.meta],
+                             prompts_dir=config.prompts_dir or None)
+    return reward, separate_engine
+
+
+def trainer_args(config: TrainConfig, first_server: str, on_gpu: bool) -> Any:
+    from trl.experimental.async_grpo import AsyncGRPOConfig
+
+    grpo, settings = config.grpo, config.async_rl
+    return AsyncGRPOConfig(
+        output_dir=str(Path(config.run_dir) / "checkpoints"), per_device_train_batch_size=grpo.group_size * grpo.prompts_per_step,
+        gradient_accumulation_steps=grpo.gradient_accumulation_steps, num_generations=grpo.group_size,
+        max_completion_length=grpo.max_completion_length, temperature=grpo.temperature, learning_rate=grpo.learning_rate,
+        max_steps=grpo.max_steps, epsilon=grpo.epsilon, max_staleness=settings.max_off_policy_steps,
+        weight_sync_steps=settings.weight_sync_steps,
+        token_budget=0,  # fixed batches of per_device_train_batch_size samples (a budget would ask the server its length)
+        vllm_server_base_url=first_server,  # only TRL's NCCL transfer talks to it
+        heartbeat_stale_after_s=max(600.0, settings.request_timeout_s), logging_steps=1, save_steps=grpo.save_steps,
+        save_total_limit=2, report_to=["tensorboard"], seed=grpo.seed, bf16=config.model.bf16 and on_gpu,
+        use_cpu=not on_gpu, dataloader_num_workers=0,
+    )
+
+
 def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     """Train the generator off-policy from the pool (resuming from the last checkpoint); returns the final model."""
     import torch
     from datasets import Dataset
     from transformers import AutoTokenizer
-    from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
+    from trl.experimental.async_grpo import AsyncGRPOTrainer
 
     from data.errors import InputError
-    from engine.config import EngineConfig
-    from engine.openai_backend import OpenAIEngine
-    from training.grpo import fitting_records, last_checkpoint, model_location, save_final
-    from training.reward_functions import GeneratorReward
+    from training.grpo import fitting_records, last_checkpoint, lora_config, model_location, save_final
     from training.role_data import grpo_records
     from training.rollout_orchestrator import RolloutOrchestrator
     from training.run_logging import MetricsFile, plot_rewards
-    from training.scoring import ScoringClient
 
     run_dir, settings, grpo = Path(config.run_dir), config.async_rl, config.grpo
     location = model_location(config.model.name)
@@ -173,61 +210,31 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     on_gpu = torch.cuda.is_available()
     if not on_gpu:
         adapt_to_cpu()
-    checkpoint = last_checkpoint(run_dir / "checkpoints")
     servers = [] if settings.servers else start_local_servers(config, location, run_dir)
     separate_engine = None
     try:
         urls = settings.servers or [server.base_url for server in servers]
         pool = ServerPool(urls, push_timeout_s=settings.request_timeout_s)
         pool.wait_all_healthy(300.0)
-        scorer = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=served_model(urls[0]), max_retries=8,
-                                           retry_backoff_s=1.0, max_concurrency=64))
-        pool_client = ScoringClient(scorer, config.rewards.retries)
-        separate = None
-        if "engine" in (config.rewards.verifier, config.rewards.meta):
-            from engine.auto import Workload
-            from engine.factory import create_engine
-
-            separate_engine = create_engine(config.scorer, Workload(grpo.group_size, 0))
-            separate = ScoringClient(separate_engine, config.rewards.retries)
-        sources = {"policy": pool_client, "engine": separate, "none": None}
-        reward = GeneratorReward(config.rewards, verifier=sources[config.rewards.verifier], meta=sources[config.rewards.meta],
-                                 prompts_dir=config.prompts_dir or None)
+        reward, separate_engine = pool_reward(config, urls)
+        groups_per_version = grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps
         worker = RolloutOrchestrator(
             records, tokenizer, pool, reward, run_dir, group_size=grpo.group_size, max_tokens=grpo.max_completion_length,
             temperature=grpo.temperature, max_inflight_groups=settings.max_inflight_groups,
             max_off_policy_steps=settings.max_off_policy_steps, queue_size=settings.queue_size,
             probe_s=settings.server_probe_s, request_timeout_s=settings.request_timeout_s,
-            scale_rewards=grpo.scale_rewards == "group",
-            lockstep_groups=grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps if settings.lockstep else 0,
-            first_group=first_new_group(run_dir / "rollouts.jsonl"),
-            seed=grpo.seed,
+            scale_rewards=grpo.scale_rewards == "group", lockstep_groups=groups_per_version if settings.lockstep else 0,
+            first_group=first_new_group(run_dir / "rollouts.jsonl"), seed=grpo.seed,
         )
         transfer = None if settings.weight_transfer == "nccl" else PoolWeightTransfer(
             pool, WeightFolders(Path(settings.push_dir) / run_dir.name if settings.push_dir else None), worker.metrics_queue)
         os.environ["TENSORBOARD_LOGGING_DIR"] = str(run_dir / "tensorboard")
-        args = AsyncGRPOConfig(
-            output_dir=str(run_dir / "checkpoints"), per_device_train_batch_size=grpo.group_size * grpo.prompts_per_step,
-            gradient_accumulation_steps=grpo.gradient_accumulation_steps, num_generations=grpo.group_size,
-            max_completion_length=grpo.max_completion_length, temperature=grpo.temperature, learning_rate=grpo.learning_rate,
-            max_steps=grpo.max_steps, epsilon=grpo.epsilon, max_staleness=settings.max_off_policy_steps,
-            weight_sync_steps=settings.weight_sync_steps, token_budget=0, vllm_server_base_url=urls[0],
-            heartbeat_stale_after_s=max(600.0, settings.request_timeout_s), logging_steps=1, save_steps=grpo.save_steps,
-            save_total_limit=2, report_to=["tensorboard"], seed=grpo.seed, bf16=config.model.bf16 and on_gpu,
-            use_cpu=not on_gpu, dataloader_num_workers=0,
-        )
-        peft_config = None
-        if config.model.lora:
-            from peft import LoraConfig
-
-            peft_config = LoraConfig(r=config.model.lora_rank, lora_alpha=config.model.lora_alpha,
-                                     target_modules=list(config.model.lora_target_modules), task_type="CAUSAL_LM")
         trainer = AsyncGRPOTrainer(
-            model=location, args=args, train_dataset=Dataset.from_list(records), processing_class=tokenizer,
-            peft_config=peft_config, rollout_worker=worker, weight_transfer=transfer,
+            model=location, args=trainer_args(config, urls[0], on_gpu), train_dataset=Dataset.from_list(records),
+            processing_class=tokenizer, peft_config=lora_config(config), rollout_worker=worker, weight_transfer=transfer,
             callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), MetricsFile(run_dir / "metrics.jsonl")],
         )
-        trainer.train(resume_from_checkpoint=checkpoint)
+        trainer.train(resume_from_checkpoint=last_checkpoint(run_dir / "checkpoints"))
         final = run_dir / "final"
         save_final(trainer, tokenizer, final)
     finally:

@@ -86,6 +86,16 @@ def save_final(trainer: Any, tokenizer: Any, out: Path) -> None:
     tokenizer.save_pretrained(str(out))
 
 
+def lora_config(config: TrainConfig) -> Any:
+    """The peft ``LoraConfig`` of ``[model]``, or None for full fine-tuning."""
+    if not config.model.lora:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(r=config.model.lora_rank, lora_alpha=config.model.lora_alpha,
+                      target_modules=list(config.model.lora_target_modules), task_type="CAUSAL_LM")
+
+
 def build_trainer(role: str, config: TrainConfig, rows: list[TrainingRow]) -> tuple[Any, RoleReward, Any, Any]:
     """(trainer, reward, separate scoring engine or None, tokenizer) for ``role``, ready to ``train()``."""
     import torch
@@ -130,12 +140,7 @@ def build_trainer(role: str, config: TrainConfig, rows: list[TrainingRow]) -> tu
         **({"vllm_server_base_url": grpo.vllm_server_base_url} if grpo.vllm_server_base_url else {}),
         dataloader_num_workers=0,
     )
-    peft_config = None
-    if config.model.lora:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=config.model.lora_rank, lora_alpha=config.model.lora_alpha,
-                                 target_modules=list(config.model.lora_target_modules), task_type="CAUSAL_LM")
+    peft_config = lora_config(config)
     reward, scorer_engine = build_reward(role, config)
     trainer = GRPOTrainer(
         model=location, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(records),

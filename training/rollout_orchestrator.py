@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from data.errors import EngineUnavailableError
 from training.reward_functions import GeneratorReward
-from training.server_pool import ServerPool
+from training.server_pool import ServerPool, served_model
 
 logger = logging.getLogger(__name__)
 
@@ -151,8 +151,6 @@ class RolloutOrchestrator:
     # TRL's RolloutWorkerProtocol
 
     def start(self) -> None:
-        from training.server_pool import served_model
-
         self.model_name = served_model(self.pool.base_urls[0])
         self._thread = threading.Thread(target=self._main, name="rollout-orchestrator", daemon=True)
         self._thread.start()
@@ -174,11 +172,11 @@ class RolloutOrchestrator:
 
     def check_health(self, stale_after_s: float) -> None:
         if self._failure is not None:
-            raise RuntimeError(f"the rollout orchestrator stopped: {type(self._failure).__name__}: {self._failure}") from self._failure
+            raise EngineUnavailableError(f"rollouts stopped: {type(self._failure).__name__}: {self._failure}") from self._failure
         if self._thread is None or not self._thread.is_alive():
-            raise RuntimeError("the rollout orchestrator is not running")
+            raise EngineUnavailableError("the rollout orchestrator is not running")
         if time.monotonic() - self._last_progress > stale_after_s:
-            raise RuntimeError(f"no rollout finished in {stale_after_s:.0f} s (live servers: {len(self.pool.live())})")
+            raise EngineUnavailableError(f"no rollout finished in {stale_after_s:.0f} s (live servers: {len(self.pool.live())})")
 
     # the loop
 

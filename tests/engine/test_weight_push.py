@@ -130,15 +130,16 @@ def test_in_process_push_equals_a_fresh_engine_and_pushing_back_restores_it(chec
 
 
 @pytest.mark.slow
-def test_server_push_equals_a_fresh_server_and_pushing_back_restores_it(checkpoints: dict[str, Path], tmp_path: Path) -> None:
+def test_server_push_equals_a_fresh_server_and_pushing_back_restores_it(vllm_server, checkpoints: dict[str, Path], tmp_path: Path) -> None:
     from engine.vllm_server import VLLMServer
 
-    with VLLMServer(weight_reload=True, dtype="float32", max_model_len=1024, log_path=tmp_path / "pushed.log") as server:
-        baseline = server_greedy(server.base_url)
-        assert push_to_server(server.base_url, checkpoints["perturbed"]) > 0
-        pushed = server_greedy(server.base_url)
-        push_to_server(server.base_url, checkpoints["original"])
-        restored = server_greedy(server.base_url)
+    baseline = server_greedy(vllm_server.base_url)
+    try:
+        assert push_to_server(vllm_server.base_url, checkpoints["perturbed"]) > 0
+        pushed = server_greedy(vllm_server.base_url)
+    finally:
+        push_to_server(vllm_server.base_url, checkpoints["original"])
+    restored = server_greedy(vllm_server.base_url)
     with VLLMServer(model=str(checkpoints["perturbed_checkpoint"]), dtype="float32", max_model_len=1024, log_path=tmp_path / "fresh.log") as server:
         fresh = server_greedy(server.base_url)
     assert [run["ids"] for run in pushed] != [run["ids"] for run in baseline]
@@ -146,9 +147,25 @@ def test_server_push_equals_a_fresh_server_and_pushing_back_restores_it(checkpoi
     assert_identical(restored, baseline)
 
 
-@pytest.mark.slow
-def test_a_server_without_the_dev_routes_is_refused_with_the_fix(vllm_server, checkpoints: dict[str, Path]) -> None:
+def test_a_server_without_the_dev_routes_is_refused_with_the_fix(tmp_path: Path) -> None:
+    """A vLLM server started without VLLM_SERVER_DEV_MODE answers 404 on /pause: stand-in, a server that 404s everything."""
+    import http.server
+    import threading
+
     from data.errors import EngineUnavailableError
 
-    with pytest.raises(EngineUnavailableError, match="VLLM_SERVER_DEV_MODE=1"):
-        push_to_server(vllm_server.base_url, checkpoints["perturbed"])
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(EngineUnavailableError, match="has no route to pause: start it with VLLM_SERVER_DEV_MODE=1"):
+            push_to_server(f"http://127.0.0.1:{server.server_address[1]}/v1", tmp_path)
+    finally:
+        server.shutdown()
