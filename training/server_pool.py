@@ -101,6 +101,8 @@ class ServerPool:
             if not healthy(url):
                 continue
             with self._pushing:
+                if url in self.live():  # another thread (several groups wait at once) brought it back meanwhile
+                    continue
                 try:
                     if self.latest is not None:
                         push_to_server(url, self.latest, self.push_timeout_s)

@@ -111,7 +111,7 @@ def test_an_async_run_survives_a_server_kill_drops_stale_rollouts_and_resumes(cl
     errors = log.read_text(encoding="utf-8")
     assert process.returncode == 0, errors[-3000:]
     assert json.loads(stdout)["steps"] == 3
-    assert "left the pool" in errors and "is back in the pool" in errors
+    assert "left the pool" in errors and errors.count("is back in the pool") == 1  # once, though several groups waited
     metrics = read_jsonl(run_dir / "metrics.jsonl")
     versions = [record["weight_sync/version"] for record in metrics if "weight_sync/version" in record]
     assert versions == sorted(versions) and versions[-1] >= 3
