@@ -13,6 +13,15 @@ from the Hub, replaced by ``segment_attention`` (the same arithmetic with torch'
 segment at a time); it looks up the GPU's peak FLOPs for an MFU metric, which raises
 without CUDA (the metric is off on CPU); and it defaults to bf16, set off on CPU.
 
+One change applies everywhere: accelerate's data loaders read one batch ahead of the one
+they hand over, so a batch would leave the rollout queue one optimizer step (and so one
+weight push) before it is trained. The staleness gate would pass rollouts that are a
+version older than the bound by the time they train, and lockstep (which generates a
+step's groups only after the previous push) would wait forever for that extra batch. With
+one trainer process the trainer iterates the plain loader instead (``QueueReadingTrainer``),
+so a batch leaves the queue when its step starts; several processes need accelerate's
+dispatcher, and there the bound is checked one micro-batch early (lockstep is refused).
+
 The run directory is ``training.grpo``'s plus ``rollouts.jsonl`` (every scored rollout)
 and ``trained.jsonl`` (every sample the trainer took, with its version and the trainer's).
 """
@@ -72,6 +81,19 @@ def segment_attention(module: Any, query: Any, key: Any, value: Any, attention_m
         )
         output[q_start:q_end] = attended.transpose(0, 1)
     return output.unsqueeze(0), None
+
+
+def queue_reading_trainer() -> type:
+    """TRL's ``AsyncGRPOTrainer`` that takes a batch from the rollout queue only when its step starts (one process)."""
+    from trl.experimental.async_grpo import AsyncGRPOTrainer
+
+    class QueueReadingTrainer(AsyncGRPOTrainer):
+        def get_train_dataloader(self) -> Any:
+            loader = super().get_train_dataloader()
+            # The base loader reads nothing ahead; TRL forces ignore_data_skip, so no resume replay needs the wrapper.
+            return loader.base_dataloader if self.accelerator.num_processes == 1 else loader
+
+    return QueueReadingTrainer
 
 
 def adapt_to_cpu() -> None:
@@ -147,7 +169,7 @@ def first_new_group(rollouts: Path) -> int:
     return max(groups) + 1
 
 
-def pool_reward(config: TrainConfig, urls: list[str]) -> tuple[Any, Any]:
+def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[Any, Any]:
     """The generator reward, verifying (and meta-verifying) through the pool or ``[scorer]``; and that separate engine, if any."""
     from engine.config import EngineConfig
     from engine.openai_backend import OpenAIEngine
@@ -155,7 +177,7 @@ def pool_reward(config: TrainConfig, urls: list[str]) -> tuple[Any, Any]:
     from training.scoring import ScoringClient
 
     # Retries with backoff 1, 2, 4, ... 30 s outlast a restarting server (~35 s on this CPU).
-    pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=served_model(urls[0]), max_retries=8,
+    pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=model_name, max_retries=8,
                                             retry_backoff_s=1.0, max_concurrency=64))
     separate_engine = None
     sources: dict[str, Any] = {"policy": ScoringClient(pool_engine, config.rewards.retries), "none": None}
@@ -191,9 +213,9 @@ def trainer_args(config: TrainConfig, first_server: str, on_gpu: bool) -> Any:
 def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     """Train the generator off-policy from the pool (resuming from the last checkpoint); returns the final model."""
     import torch
+    from accelerate import PartialState
     from datasets import Dataset
     from transformers import AutoTokenizer
-    from trl.experimental.async_grpo import AsyncGRPOTrainer
 
     from data.errors import InputError
     from training.grpo import fitting_records, last_checkpoint, lora_config, model_location, save_final
@@ -207,6 +229,8 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     records = fitting_records(grpo_records("generator", rows, config.prompts_dir or None), tokenizer, grpo.max_prompt_tokens)
     if not records:
         raise InputError(f"every training prompt is longer than grpo.max_prompt_tokens={grpo.max_prompt_tokens}")
+    if settings.lockstep and PartialState().num_processes > 1:
+        raise InputError("async_rl.lockstep needs one trainer process: accelerate's multi-process loader reads a batch ahead")
     on_gpu = torch.cuda.is_available()
     if not on_gpu:
         adapt_to_cpu()
@@ -216,10 +240,11 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
         urls = settings.servers or [server.base_url for server in servers]
         pool = ServerPool(urls, push_timeout_s=settings.request_timeout_s)
         pool.wait_all_healthy(300.0)
-        reward, separate_engine = pool_reward(config, urls)
+        model_name = served_model(urls[0])
+        reward, separate_engine = pool_reward(config, urls, model_name)
         groups_per_version = grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps
         worker = RolloutOrchestrator(
-            records, tokenizer, pool, reward, run_dir, group_size=grpo.group_size, max_tokens=grpo.max_completion_length,
+            records, tokenizer, pool, reward, run_dir, model_name=model_name, group_size=grpo.group_size, max_tokens=grpo.max_completion_length,
             temperature=grpo.temperature, max_inflight_groups=settings.max_inflight_groups,
             max_off_policy_steps=settings.max_off_policy_steps, queue_size=settings.queue_size,
             probe_s=settings.server_probe_s, request_timeout_s=settings.request_timeout_s,
@@ -229,7 +254,8 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
         transfer = None if settings.weight_transfer == "nccl" else PoolWeightTransfer(
             pool, WeightFolders(Path(settings.push_dir) / run_dir.name if settings.push_dir else None), worker.metrics_queue)
         os.environ["TENSORBOARD_LOGGING_DIR"] = str(run_dir / "tensorboard")
-        trainer = AsyncGRPOTrainer(
+        trainer_class = queue_reading_trainer()
+        trainer = trainer_class(
             model=location, args=trainer_args(config, urls[0], on_gpu), train_dataset=Dataset.from_list(records),
             processing_class=tokenizer, peft_config=lora_config(config), rollout_worker=worker, weight_transfer=transfer,
             callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), MetricsFile(run_dir / "metrics.jsonl")],

@@ -14,8 +14,11 @@ Contracts:
   counted (``off_policy/dropped``). A version is one weight push.
 - Nothing lost or trained twice: a group whose generation fails (server died) is retried
   whole on another server or once one comes back; a group is queued only once, all its
-  samples together. A rollout whose scoring call still fails after retries is left out
-  (TRL's rule for a failed reward: skipped, never scored 0).
+  samples together, contiguously. A rollout whose scoring call still fails after retries
+  (or whose verification prompt does not fit) is never scored 0: it stays in its group
+  with no reward and advantage 0, so it trains nothing and is left out of the group's
+  mean and spread. Groups stay whole so every step's batch is whole groups; lockstep
+  counts on that.
 - Every queued sample is appended to ``rollouts.jsonl`` and every sample handed to the
   trainer to ``trained.jsonl`` (flushed), so a run can be audited afterwards.
 """
@@ -35,7 +38,7 @@ from typing import Any, TextIO
 
 from data.errors import EngineUnavailableError
 from training.reward_functions import GeneratorReward
-from training.server_pool import ServerPool, served_model
+from training.server_pool import ServerPool
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +111,7 @@ class RolloutOrchestrator:
         reward: GeneratorReward,
         run_dir: Path,
         *,
+        model_name: str,
         group_size: int,
         max_tokens: int,
         temperature: float,
@@ -129,14 +133,15 @@ class RolloutOrchestrator:
         self.scale_rewards, self.seed = scale_rewards, seed
         self.lockstep_groups = lockstep_groups
         """When > 0: launch exactly this many groups per policy version, after its push (synchronous RL)."""
-        self._promised: dict[int, int] = {}
-        """Lockstep: samples the groups launched at each version will deliver."""
+        self._launched: dict[int, int] = {}
+        """Lockstep: groups launched at each version."""
         self.next_group = first_group
         self.version = 0
         self.metrics_queue: queue.Queue = queue.Queue()
         self.rollout_log, self.trained_log = JsonlLog(run_dir / "rollouts.jsonl"), JsonlLog(run_dir / "trained.jsonl")
         self.rollout_buffer = VersionedQueue(queue_size, max_off_policy_steps, lambda: self.version, self.metrics_queue, self.trained_log)
-        self.model_name = ""
+        self.model_name = model_name
+        """The name the pool's servers serve the policy under."""
         self._prompt_ids = [self._encode(record["prompt"]) for record in self.records]
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -151,7 +156,6 @@ class RolloutOrchestrator:
     # TRL's RolloutWorkerProtocol
 
     def start(self) -> None:
-        self.model_name = served_model(self.pool.base_urls[0])
         self._thread = threading.Thread(target=self._main, name="rollout-orchestrator", daemon=True)
         self._thread.start()
 
@@ -196,7 +200,7 @@ class RolloutOrchestrator:
                 while len(in_flight) < self.max_inflight_groups and self._may_launch(version := self.version):
                     group = self.next_group
                     self.next_group += 1
-                    in_flight.add(asyncio.create_task(self._group(client, group, version)))
+                    in_flight.add(asyncio.create_task(self._group(client, group)))
                 if not in_flight:  # lockstep, between a step's last group and the next push
                     await asyncio.sleep(0.02)
                     continue
@@ -207,20 +211,16 @@ class RolloutOrchestrator:
                 task.cancel()
 
     def _may_launch(self, version: int) -> bool:
-        """Always, unless in lockstep: then until this version's launched groups promise a full step of samples.
-
-        Counted in samples, not groups: a group that comes back with rollouts left out (failed
-        scoring) lets another one launch, or the trainer would wait forever for its batch.
-        """
+        """Always, unless in lockstep: then until this version has launched one step's groups (each comes back whole)."""
         if not self.lockstep_groups:
             return True
-        if self._promised.get(version, 0) >= self.lockstep_groups * self.group_size:
+        if self._launched.get(version, 0) >= self.lockstep_groups:
             return False
-        self._promised[version] = self._promised.get(version, 0) + self.group_size
+        self._launched[version] = self._launched.get(version, 0) + 1
         return True
 
-    async def _group(self, client: Any, group: int, counted_under: int) -> None:
-        """Generate, score and queue one prompt group (``counted_under``: the version whose lockstep quota it uses)."""
+    async def _group(self, client: Any, group: int) -> None:
+        """Generate, score and queue one prompt group, whole."""
         record = self.records[group % len(self.records)]
         prompt_ids = self._prompt_ids[group % len(self.records)]
         started = time.perf_counter()
@@ -235,26 +235,25 @@ class RolloutOrchestrator:
         rewards = await self.reward([record["prompt"]] * len(texts), texts, problem=[record["problem"]] * len(texts),
                                     log_metric=lambda name, value: collected.__setitem__(name, value))
         reward_s = time.perf_counter() - started
-        scored = [(index, reward) for index, reward in enumerate(rewards) if reward is not None]
-        if self.lockstep_groups and len(scored) < self.group_size:
-            self._promised[counted_under] -= self.group_size - len(scored)
-        advantages = group_advantages([reward for _, reward in scored], self.scale_rewards) if scored else []
-        spread = statistics.pstdev([reward for _, reward in scored]) if len(scored) > 1 else 0.0
+        scored = [reward for reward in rewards if reward is not None]
+        scored_advantages = iter(group_advantages(scored, self.scale_rewards) if scored else [])
+        advantages = [next(scored_advantages) if reward is not None else 0.0 for reward in rewards]
+        spread = statistics.pstdev(scored) if len(scored) > 1 else 0.0
         self.metrics_queue.put({**collected, "time/generate_s": generate_s, "time/reward_s": reward_s,
                                 "frac_reward_zero_std": float(spread == 0.0)})
-        samples = [self._sample(record, prompt_ids, choices[index], reward, advantage, version, group, spread)
-                   for (index, reward), advantage in zip(scored, advantages)]
-        for (index, _), sample in zip(scored, samples):
+        samples = [self._sample(record, prompt_ids, choice, reward, advantage, version, group, spread)
+                   for choice, reward, advantage in zip(choices, rewards, advantages)]
+        for index, (reward, sample) in enumerate(zip(rewards, samples)):
             self.rollout_log.write({"group": group, "index": index, "problem_row": group % len(self.records),
-                                    "model_version": version, "reward": sample.metrics["reward"], "advantage": sample.advantage})
-        for (index, _), sample in zip(scored, samples):
+                                    "model_version": version, "reward": reward, "advantage": sample.advantage})
+        # The whole group goes in at once, so groups never interleave in the queue.
+        while not self._stop.is_set() and self.rollout_buffer.maxsize - self.rollout_buffer.qsize() < len(samples):
+            await asyncio.sleep(0.2)  # the trainer is behind: hold this group (and so new launches) back
+        if self._stop.is_set():
+            return
+        for index, sample in enumerate(samples):
             self.rollout_buffer.index_of[id(sample)] = index
-            while not self._stop.is_set():
-                try:
-                    self.rollout_buffer.put_nowait(sample)
-                    break
-                except queue.Full:  # the trainer is behind: hold this group (and so new launches) back
-                    await asyncio.sleep(0.2)
+            self.rollout_buffer.put_nowait(sample)
         self._last_progress = time.monotonic()
 
     async def _generate(self, client: Any, prompt_ids: list[int], group: int) -> tuple[int, list[dict[str, Any]]] | None:
@@ -284,7 +283,7 @@ class RolloutOrchestrator:
             return version, response.json()["choices"]
         return None
 
-    def _sample(self, record: dict[str, Any], prompt_ids: list[int], choice: dict[str, Any], reward: float,
+    def _sample(self, record: dict[str, Any], prompt_ids: list[int], choice: dict[str, Any], reward: float | None,
                 advantage: float, version: int, group: int, spread: float) -> Any:
         import numpy as np
         from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
@@ -302,6 +301,6 @@ class RolloutOrchestrator:
             advantage=float(advantage),
             model_version=version,
             group_id=group,
-            metrics={"reward": float(reward), "reward_std": float(spread), "completion_tokens": float(len(completion_ids))},
+            metrics={"reward": float("nan") if reward is None else float(reward), "reward_std": float(spread), "completion_tokens": float(len(completion_ids))},
             enqueued_at=time.time(),
         )

@@ -316,3 +316,6 @@ class TrainConfig:
         if self.async_ and not self.async_rl.servers and longest > self.async_rl.server_max_model_len:
             raise ValueError(f"grpo.max_prompt_tokens + grpo.max_completion_length = {longest} does not fit "
                              f"async_rl.server_max_model_len = {self.async_rl.server_max_model_len}")
+        if self.async_ and self.async_rl.queue_size < self.grpo.group_size:
+            raise ValueError(f"async_rl.queue_size = {self.async_rl.queue_size} must hold a whole group "
+                             f"(grpo.group_size = {self.grpo.group_size})")

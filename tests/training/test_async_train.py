@@ -5,7 +5,7 @@ Mechanism, not learning: the embedded model with short prompts and completions, 
 with the newest weights and the run completes; that policy versions advance and nothing
 older than the bound is trained on (with the bound at 0, groups launched before a push are
 stale after it, so drops must happen) or trained twice; that metrics and checkpoints are
-written; and that a rerun resumes from the checkpoint with new rollouts only.
+written; and that a rerun (in lockstep) resumes from the checkpoint with new rollouts only.
 """
 
 from __future__ import annotations
@@ -127,11 +127,15 @@ def test_an_async_run_survives_a_server_kill_drops_stale_rollouts_and_resumes(cl
     first_run_groups = max(record["group"] for record in read_jsonl(run_dir / "rollouts.jsonl"))
     trained_before = len(trained)
     (run_dir / "COMPLETE").unlink()  # ask for one more step: the rerun resumes from checkpoint-3
-    # ... this time with a server the run starts itself (async_rl.local_servers), as configs/generator_async_cpu.toml does.
-    resumed = cli("train", "generator", "--config", str(tiny_async_config(tmp_path, run_dir, 4)), "--json")
+    # ... this time with a server the run starts itself (async_rl.local_servers), as configs/generator_async_cpu.toml does,
+    # and in lockstep (each step's groups are generated after the previous push): it must not wait forever for a batch.
+    resumed = cli("train", "generator", "--config", str(tiny_async_config(tmp_path, run_dir, 4)), "--json",
+                  "--set", "async_rl.lockstep=true")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["steps"] == 4
     assert (run_dir / "checkpoints" / "checkpoint-4").exists()
     resumed_trained = assert_trained_once_within_the_bound(run_dir)[trained_before:]
     assert resumed_trained and all(record["group"] > first_run_groups for record in resumed_trained)  # only new rollouts
+    resumed_metrics = read_jsonl(run_dir / "metrics.jsonl")[len(metrics):]
+    assert sum(record.get("off_policy/dropped", 0) for record in resumed_metrics) == 0  # lockstep wastes no rollout
     assert (run_dir / "server0.log").exists()

@@ -1,8 +1,10 @@
-"""The orchestrator's arithmetic and its staleness gate; the real pool and trainer are in test_async_train.py."""
+"""The orchestrator's arithmetic, staleness gate, whole groups and lockstep quota; the real pool and trainer are in test_async_train.py."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 import queue
 from pathlib import Path
 
@@ -10,7 +12,9 @@ import numpy as np
 import pytest
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
-from training.rollout_orchestrator import JsonlLog, VersionedQueue, group_advantages
+from engine.vllm_server import free_port
+from training.rollout_orchestrator import JsonlLog, RolloutOrchestrator, VersionedQueue, group_advantages
+from training.server_pool import ServerPool
 
 
 def sample(version: int, group: int = 0) -> RolloutSample:
@@ -54,3 +58,49 @@ def test_an_on_policy_bound_keeps_only_the_current_version() -> None:
     rollouts.put(sample(1))
     rollouts.put(sample(2))
     assert rollouts.get(timeout=1).model_version == 2 and rollouts.dropped == 1
+
+
+class ScriptedTokenizer:
+    def apply_chat_template(self, messages, add_generation_prompt: bool, tokenize: bool) -> list[int]:
+        return [7, 8, 9]
+
+
+def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep_groups: int = 0) -> RolloutOrchestrator:
+    """An orchestrator whose server and reward are scripted (the real ones: test_async_train.py)."""
+
+    async def reward(prompts, completions, **_):
+        return rewards
+
+    orchestrator = RolloutOrchestrator(
+        [{"prompt": [{"role": "user", "content": "Prove it."}], "problem": "P"}], ScriptedTokenizer(),
+        ServerPool([f"http://127.0.0.1:{free_port()}/v1"]), reward, tmp_path, model_name="m", group_size=len(rewards),
+        max_tokens=4, temperature=1.0, max_inflight_groups=2, max_off_policy_steps=1, queue_size=8, probe_s=0.1,
+        request_timeout_s=5.0, lockstep_groups=lockstep_groups,
+    )
+    choices = [{"text": f"proof {index}", "token_ids": [1, 2], "logprobs": {"token_logprobs": [-0.5, -0.25]}}
+               for index in range(len(rewards))]
+
+    async def generate(client, prompt_ids, group):
+        return orchestrator.version, choices
+
+    orchestrator._generate = generate  # type: ignore[method-assign]
+    return orchestrator
+
+
+def test_an_unscored_rollout_stays_in_its_group_with_no_reward_and_no_advantage(tmp_path: Path) -> None:
+    orchestrator = scripted_orchestrator(tmp_path, [1.0, None, 0.0, 1.0])
+    asyncio.run(orchestrator._group(None, 0))
+    queued = [orchestrator.rollout_buffer.get(timeout=1) for _ in range(4)]
+    assert [sample.group_id for sample in queued] == [0, 0, 0, 0]  # the group stays whole: batches are whole groups
+    assert queued[1].advantage == 0.0 and math.isnan(queued[1].metrics["reward"])  # trains nothing, never scored 0
+    assert [queued[index].advantage for index in (0, 2, 3)] == pytest.approx(group_advantages([1.0, 0.0, 1.0]))
+    orchestrator.stop()
+    logged = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert [record["reward"] for record in logged] == [1.0, None, 0.0, 1.0]
+
+
+def test_lockstep_launches_one_step_of_groups_per_version(tmp_path: Path) -> None:
+    orchestrator = scripted_orchestrator(tmp_path, [1.0, 0.0], lockstep_groups=2)
+    assert [orchestrator._may_launch(0) for _ in range(3)] == [True, True, False]
+    assert orchestrator._may_launch(1) and orchestrator._may_launch(1) and not orchestrator._may_launch(1)
+    orchestrator.stop()

@@ -52,6 +52,7 @@ def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, grade
         ("generator", ("--set", "async_rl.weight_transfer=nccl"), "nccl pushes into exactly one server"),
         ("generator", ("--set", "async_rl.servers=localhost:8000"), "servers must be http(s) URLs"),
         ("generator", ("--set", "async=true", "--set", "async_rl.server_max_model_len=512"), "does not fit"),
+        ("generator", ("--set", "async=true", "--set", "async_rl.queue_size=4", "--group-size", "8"), "must hold a whole group"),
     ],
 )
 def test_bad_configs_fail_in_one_line_before_loading_a_model(
@@ -146,19 +147,19 @@ def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, cold_start: dict
     [("verifier", graded_rows(1, start=20), 96), ("meta-verifier", rated_rows(1)[12:24], 64),
      ("generator", graded_rows(1, start=20), 144)],
 )
-def test_two_real_grpo_steps_change_weights_and_write_a_loadable_model(
+def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     cli, tmp_path: Path, cold_start: dict[str, Path], role: str, rows: list[dict], completion_tokens: int
 ) -> None:
     data, run_dir = write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "run"
     # The verifier also measures greedy agreement before and after: on 1 held-out row and the 3 training rows.
     measured = ("--set", "data.max_rows=4", "--set", "data.holdout=1") if role == "verifier" else ()
     result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
-                 "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "2", "--group-size", "4",
+                 "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
                  "--max-completion-length", str(completion_tokens), "--learning-rate", "1e-4",
                  "--set", "grpo.save_steps=1", "--set", "rewards.max_tokens=96", "--set", "grpo.prompts_per_step=1", *measured)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert summary["steps"] == 2 and "reward" in summary
+    assert summary["steps"] == 1 and "reward" in summary
     if measured:
         for name, rows_measured in (("holdout", 1), ("training_rows", 3)):
             before, after = summary[name]["before"], summary[name]["after"]
@@ -168,11 +169,13 @@ def test_two_real_grpo_steps_change_weights_and_write_a_loadable_model(
             assert sum(after["predicted"].values()) == rows_measured and set(after["predicted"]) <= {"none", "0", "0.5", "1"}
     assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
     checkpoints = sorted(path.name for path in (run_dir / "checkpoints").glob("checkpoint-*"))
-    assert checkpoints == ["checkpoint-1", "checkpoint-2"]
+    assert checkpoints == ["checkpoint-1"]
     assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert any(key.endswith("reward/format") for record in metrics for key in record)
     assert changed_weights(cold_start["model"], run_dir / "final") > 0
+    if role != "verifier":
+        return  # every role writes its final model the same way; loading one with `verify` is enough
     problem, proof = tmp_path / "problem.txt", tmp_path / "proof.txt"
     problem.write_text(str(rows[0]["problem"]), encoding="utf-8")
     proof.write_text(str(rows[0]["proof"]), encoding="utf-8")
