@@ -176,7 +176,7 @@ def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[
     from training.reward_functions import GeneratorReward
     from training.scoring import ScoringClient
 
-    # Retries with backoff 1, 2, 4, ... 30 s outlast a restarting server (~35 s on this CPU).
+    # 8 retries with backoff 1, 2, 4, ... 30 s wait ~2 min: a restarting server took 50-117 s on this CPU.
     pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=model_name, max_retries=8,
                                             retry_backoff_s=1.0, max_concurrency=64))
     separate_engine = None
@@ -244,8 +244,8 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
         reward, separate_engine = pool_reward(config, urls, model_name)
         groups_per_version = grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps
         worker = RolloutOrchestrator(
-            records, tokenizer, pool, reward, run_dir, model_name=model_name, group_size=grpo.group_size, max_tokens=grpo.max_completion_length,
-            temperature=grpo.temperature, max_inflight_groups=settings.max_inflight_groups,
+            records, tokenizer, pool, reward, run_dir, model_name=model_name, group_size=grpo.group_size,
+            max_tokens=grpo.max_completion_length, temperature=grpo.temperature, max_inflight_groups=settings.max_inflight_groups,
             max_off_policy_steps=settings.max_off_policy_steps, queue_size=settings.queue_size,
             probe_s=settings.server_probe_s, request_timeout_s=settings.request_timeout_s,
             scale_rewards=grpo.scale_rewards == "group", lockstep_groups=groups_per_version if settings.lockstep else 0,

@@ -1,4 +1,7 @@
-"""The orchestrator's arithmetic, staleness gate, whole groups and lockstep quota; the real pool and trainer are in test_async_train.py."""
+"""The orchestrator's arithmetic, staleness gate, whole groups and lockstep quota.
+
+The real pool and trainer are in test_async_train.py.
+"""
 
 from __future__ import annotations
 
