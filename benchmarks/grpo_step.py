@@ -86,7 +86,8 @@ def measure(mode: str, model: str, steps: int, scratch: Path, scorer: Any, befor
         scorer=scorer,
     )
     rows = read_rows(config.data, "generator")
-    trainer, reward, engine, _ = build_trainer("generator", config, rows)
+    trainer, reward, engines, _ = build_trainer("generator", config, rows)
+    engine = engines["engine"]
     if mode == "sequential":
         reward.verifier = reward.meta = sequential_client(engine, config.rewards.retries)
     generation: list[float] = []

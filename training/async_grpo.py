@@ -169,27 +169,23 @@ def first_new_group(rollouts: Path) -> int:
     return max(groups) + 1
 
 
-def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[Any, Any]:
-    """The generator reward, verifying (and meta-verifying) through the pool or ``[scorer]``; and that separate engine, if any."""
+def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[Any, dict[str, Any]]:
+    """The generator reward, scoring through the pool (policy), [scorer] (engine) or a frozen copy of
+    the starting model (reference: the pool's weights move); and the separate engines it opened."""
     from engine.config import EngineConfig
     from engine.openai_backend import OpenAIEngine
     from training.reward_functions import GeneratorReward
-    from training.scoring import ScoringClient
+    from training.scoring import ScoringClient, open_scoring_engines, scoring_sources
 
     # 8 retries with backoff 1, 2, 4, ... 30 s wait ~2 min: a restarting server took 50-117 s on this CPU.
     pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=model_name, max_retries=8,
                                             retry_backoff_s=1.0, max_concurrency=64))
-    separate_engine = None
-    sources: dict[str, Any] = {"policy": ScoringClient(pool_engine, config.rewards.retries), "none": None}
-    if "engine" in (config.rewards.verifier, config.rewards.meta):
-        from engine.auto import Workload
-        from engine.factory import create_engine
-
-        separate_engine = create_engine(config.scorer, Workload(config.grpo.group_size, 0))
-        sources["engine"] = ScoringClient(separate_engine, config.rewards.retries)
-    reward = GeneratorReward(config.rewards, verifier=sources[config.rewards.verifier], meta=sources[config.rewards.meta],
-                             prompts_dir=config.prompts_dir or None)
-    return reward, separate_engine
+    sources = scoring_sources("generator", config)
+    engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size, reference_in_trainer=False)
+    clients = {source: ScoringClient(engine, config.rewards.retries) for source, engine in {"policy": pool_engine, **engines}.items()}
+    reward = GeneratorReward(config.rewards, verifier=clients[sources["verifier"]],
+                             meta=clients[sources["meta"]] if "meta" in sources else None, prompts_dir=config.prompts_dir or None)
+    return reward, engines
 
 
 def trainer_args(config: TrainConfig, first_server: str, on_gpu: bool) -> Any:
@@ -222,6 +218,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     from training.role_data import grpo_records
     from training.rollout_orchestrator import RolloutOrchestrator
     from training.run_logging import MetricsFile, plot_rewards
+    from training.scoring import close_all
 
     run_dir, settings, grpo = Path(config.run_dir), config.async_rl, config.grpo
     location = model_location(config.model.name)
@@ -235,13 +232,13 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     if not on_gpu:
         adapt_to_cpu()
     servers = [] if settings.servers else start_local_servers(config, location, run_dir)
-    separate_engine = None
+    scoring_engines: dict[str, Any] = {}
     try:
         urls = settings.servers or [server.base_url for server in servers]
         pool = ServerPool(urls, push_timeout_s=settings.request_timeout_s)
         pool.wait_all_healthy(300.0)
         model_name = served_model(urls[0])
-        reward, separate_engine = pool_reward(config, urls, model_name)
+        reward, scoring_engines = pool_reward(config, urls, model_name)
         groups_per_version = grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps
         worker = RolloutOrchestrator(
             records, tokenizer, pool, reward, run_dir, model_name=model_name, group_size=grpo.group_size,
@@ -264,8 +261,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
         final = run_dir / "final"
         save_final(trainer, tokenizer, final)
     finally:
-        if separate_engine is not None:
-            separate_engine.close()
+        close_all(scoring_engines)
         for server in servers:
             server.stop()
     plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"async GRPO generator: {config.model.name}")

@@ -21,36 +21,37 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.auto import Workload
 from training.examples import TrainingRow
 from training.reward_functions import GeneratorReward, MetaVerifierReward, RoleReward, VerifierReward
 from training.role_data import grpo_records
 from training.run_logging import MetricsFile, plot_rewards
-from training.scoring import PolicyEngine, ScoringClient
+from training.scoring import PolicyEngine, ScoringClient, close_all, open_scoring_engines, scoring_sources
 from training.train_config import TrainConfig, mark_complete
 
 logger = logging.getLogger(__name__)
 
-def build_reward(role: str, config: TrainConfig) -> tuple[RoleReward, Any]:
-    """The role's reward and the separate scoring engine it opened (None when it uses only the policy)."""
-    settings, engine = config.rewards, None
-    uses_engine = (role == "generator" and settings.verifier == "engine") or (role != "meta-verifier" and settings.meta == "engine")
-    if uses_engine:
-        from engine.factory import create_engine
 
-        engine = create_engine(config.scorer, Workload(config.grpo.group_size * config.grpo.prompts_per_step, 0))
-    client = ScoringClient(engine, settings.retries) if engine is not None else None
+def build_reward(role: str, config: TrainConfig) -> tuple[RoleReward, dict[str, Any]]:
+    """The role's reward and the separate scoring engines it opened, by source.
+
+    Stages scored by the trained model itself (policy, or reference with LoRA) wait in
+    ``reward.waiting`` until ``build_trainer`` attaches the model.
+    """
+    sources = scoring_sources(role, config)
+    engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size * config.grpo.prompts_per_step,
+                                   reference_in_trainer=config.model.lora)
+    clients = {source: ScoringClient(engine, config.rewards.retries) for source, engine in engines.items()}
+    stage_clients = {stage: clients.get(source) for stage, source in sources.items()}
     prompts_dir = config.prompts_dir or None
     if role == "verifier":
-        reward: RoleReward = VerifierReward(settings, meta=client if settings.meta == "engine" else None, prompts_dir=prompts_dir)
-        reward.policy_roles = ["meta"] if settings.meta == "policy" else []
+        reward: RoleReward = VerifierReward(config.rewards, meta=stage_clients.get("meta"), prompts_dir=prompts_dir)
     elif role == "meta-verifier":
-        reward = MetaVerifierReward(settings, prompts_dir=prompts_dir)
+        reward = MetaVerifierReward(config.rewards, prompts_dir=prompts_dir)
     else:
-        reward = GeneratorReward(settings, verifier=client if settings.verifier == "engine" else None,
-                                 meta=client if settings.meta == "engine" else None, prompts_dir=prompts_dir)
-        reward.policy_roles = [name for name, source in (("verifier", settings.verifier), ("meta", settings.meta)) if source == "policy"]
-    return reward, engine
+        reward = GeneratorReward(config.rewards, verifier=stage_clients.get("verifier"), meta=stage_clients.get("meta"),
+                                 prompts_dir=prompts_dir)
+    reward.waiting = {stage: source for stage, source in sources.items() if stage_clients[stage] is None}
+    return reward, engines
 
 
 def model_location(name: str) -> str:
@@ -96,8 +97,8 @@ def lora_config(config: TrainConfig) -> Any:
                       target_modules=list(config.model.lora_target_modules), task_type="CAUSAL_LM")
 
 
-def build_trainer(role: str, config: TrainConfig, rows: list[TrainingRow]) -> tuple[Any, RoleReward, Any, Any]:
-    """(trainer, reward, separate scoring engine or None, tokenizer) for ``role``, ready to ``train()``."""
+def build_trainer(role: str, config: TrainConfig, rows: list[TrainingRow]) -> tuple[Any, RoleReward, dict[str, Any], Any]:
+    """(trainer, reward, separate scoring engines by source, tokenizer) for ``role``, ready to ``train()``."""
     import torch
     from datasets import Dataset
     from transformers import AutoTokenizer
@@ -141,25 +142,29 @@ def build_trainer(role: str, config: TrainConfig, rows: list[TrainingRow]) -> tu
         dataloader_num_workers=0,
     )
     peft_config = lora_config(config)
-    reward, scorer_engine = build_reward(role, config)
-    trainer = GRPOTrainer(
-        model=location, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(records),
-        processing_class=tokenizer, peft_config=peft_config, callbacks=[MetricsFile(run_dir / "metrics.jsonl")],
-    )
-    if reward.policy_roles:
-        reward.attach(ScoringClient(PolicyEngine(trainer.model, tokenizer), config.rewards.retries))
-    return trainer, reward, scorer_engine, tokenizer
+    reward, scoring_engines = build_reward(role, config)
+    try:
+        trainer = GRPOTrainer(
+            model=location, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(records),
+            processing_class=tokenizer, peft_config=peft_config, callbacks=[MetricsFile(run_dir / "metrics.jsonl")],
+        )
+    except BaseException:
+        close_all(scoring_engines)
+        raise
+    for source in set(reward.waiting.values()):
+        engine = PolicyEngine(trainer.model, tokenizer, starting_weights=source == "reference")
+        reward.attach(source, ScoringClient(engine, config.rewards.retries))
+    return trainer, reward, scoring_engines, tokenizer
 
 
 def run_grpo(role: str, config: TrainConfig, rows: list[TrainingRow]) -> Path:
     """Train ``role`` on ``rows`` (resuming from the last checkpoint); returns the final model directory."""
     run_dir = Path(config.run_dir)
-    trainer, _, scorer_engine, tokenizer = build_trainer(role, config, rows)
+    trainer, _, scoring_engines, tokenizer = build_trainer(role, config, rows)
     try:
         trainer.train(resume_from_checkpoint=last_checkpoint(run_dir / "checkpoints"))
     finally:
-        if scorer_engine is not None:
-            scorer_engine.close()
+        close_all(scoring_engines)
     final = run_dir / "final"
     save_final(trainer, tokenizer, final)
     plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"GRPO {role}: {config.model.name}")

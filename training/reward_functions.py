@@ -75,15 +75,14 @@ class RoleReward:
     def __init__(self, settings: RewardSettings, verifier: ScoringClient | None = None, meta: ScoringClient | None = None,
                  prompts_dir: str | None = None) -> None:
         self.settings, self.verifier, self.meta, self.prompts_dir = settings, verifier, meta, prompts_dir
-        self.policy_roles: list[str] = []
-        """Which of verifier/meta are 'policy' and wait for ``attach``."""
+        self.waiting: dict[str, str] = {}
+        """Roles ('verifier', 'meta') the trained model itself serves, each with its source ('policy' or 'reference'); ``attach`` fills them."""
 
-    def attach(self, client: ScoringClient) -> None:
-        """Give the policy engine to the roles configured as 'policy'."""
-        if "verifier" in self.policy_roles:
-            self.verifier = client
-        if "meta" in self.policy_roles:
-            self.meta = client
+    def attach(self, source: str, client: ScoringClient) -> None:
+        """Give the trained model's engine for ``source`` to the roles waiting for it."""
+        for role, wanted in self.waiting.items():
+            if wanted == source:
+                setattr(self, role, client)
 
     def requests(self, prompts: Sequence[Any], samples: int) -> list[GenerationRequest]:
         sampling = SamplingConfig(temperature=self.settings.temperature, max_tokens=self.settings.max_tokens, seed=None)

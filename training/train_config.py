@@ -27,7 +27,8 @@ def mark_complete(run_dir: Path) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / COMPLETE_MARKER).write_text("done\n", encoding="utf-8")
 LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
-SCORE_SOURCES: tuple[str, ...] = ("policy", "engine", "none")
+VERIFIER_SOURCES: tuple[str, ...] = ("reference", "policy", "engine")
+SCORE_SOURCES: tuple[str, ...] = (*VERIFIER_SOURCES, "none")
 
 
 @dataclass
@@ -175,10 +176,10 @@ class RewardSettings:
     """Generator reward: weight of the verifier's score of the proof."""
     beta: float = 0.24
     """Generator reward: weight of the self-evaluation's accuracy."""
-    verifier: str = "policy"
-    """Who verifies generator rollouts: policy (the model being trained plays the verifier) or engine ([scorer])."""
+    verifier: str = "reference"
+    """Who verifies generator rollouts: reference (the trained model frozen at its starting weights), policy (its current weights), or engine ([scorer])."""
     meta: str = "none"
-    """Who rates analyses for R_meta / ms: policy, engine ([scorer]) or none (rating taken as 1)."""
+    """Who rates analyses for R_meta / ms: reference, policy, engine ([scorer]) or none (rating taken as 1)."""
     verify_samples: int = 1
     """Verifier samples per generator rollout; s is their mean."""
     meta_samples: int = 1
@@ -193,8 +194,8 @@ class RewardSettings:
     def __post_init__(self) -> None:
         if self.alpha < 0 or self.beta < 0:
             raise ValueError("alpha and beta must be >= 0")
-        if self.verifier not in ("policy", "engine"):
-            raise ValueError("verifier must be policy or engine")
+        if self.verifier not in VERIFIER_SOURCES:
+            raise ValueError(f"verifier must be one of {', '.join(VERIFIER_SOURCES)}")
         if self.meta not in SCORE_SOURCES:
             raise ValueError(f"meta must be one of {', '.join(SCORE_SOURCES)}")
         for name in ("verify_samples", "meta_samples", "max_tokens"):

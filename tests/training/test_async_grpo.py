@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import torch
 import torch.nn.functional as functional
 
-from training.async_grpo import segment_attention
+from training.async_grpo import pool_reward, segment_attention
 
 
 def causal(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
@@ -57,3 +60,26 @@ def test_a_resumed_run_starts_after_every_group_rolled_out_before(tmp_path) -> N
     assert first_new_group(log) == 0
     log.write_text('{"group": 0, "index": 0}\n{"group": 7, "index": 1}\n{"group": 3, "index": 0}\n{"gro', encoding="utf-8")
     assert first_new_group(log) == 8  # the line cut short by a kill is ignored
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("verifier", "opened"), [("policy", set()), ("reference", {"reference"})])
+def test_the_pool_scores_as_policy_and_a_frozen_copy_of_the_start_as_reference(
+    tmp_path: Path, embedded_checkpoint: str, verifier: str, opened: set[str]
+) -> None:
+    from engine.config import EngineConfig
+    from engine.openai_backend import OpenAIEngine
+    from training.scoring import close_all
+    from training.train_config import ModelSettings, RewardSettings, TrainConfig
+
+    config = TrainConfig(run_dir=str(tmp_path), model=ModelSettings(name=embedded_checkpoint), rewards=RewardSettings(verifier=verifier),
+                         scorer=EngineConfig(backend="transformers", dtype="float32"))
+    reward, engines = pool_reward(config, ["http://127.0.0.1:9/v1"], "served-name")
+    try:
+        assert set(engines) == opened and reward.meta is None
+        if verifier == "policy":
+            assert isinstance(reward.verifier.engine, OpenAIEngine)
+        else:
+            assert reward.verifier.engine is engines["reference"] and engines["reference"].model == embedded_checkpoint
+    finally:
+        close_all(engines)

@@ -52,6 +52,8 @@ max_completion_length = 16
 learning_rate = 1e-4
 save_steps = 1
 [rewards]
+# the pool scores too, so a killed server also cuts scoring calls
+verifier = "policy"
 max_tokens = 16
 [async_rl]
 {pool}

@@ -462,8 +462,8 @@ def test_generator_reward_values(engine_type: type[ScriptedEngine]) -> None:
 def test_generator_reward_with_one_in_process_engine_makes_two_calls_per_step() -> None:
     policy = ScriptedEngine(verify=VERIFY_SCRIPT, meta=META_SCRIPT)
     reward = GeneratorReward(RewardSettings(verifier="policy", meta="policy", verify_samples=2, meta_samples=2))
-    reward.policy_roles = ["verifier", "meta"]
-    reward.attach(ScoringClient(policy, retries=1))
+    reward.waiting = {"verifier": "policy", "meta": "policy"}
+    reward.attach("policy", ScoringClient(policy, retries=1))
     rewards = run_generator(reward, GENERATED[:2] * 3)
     assert len(policy.calls) == 2
     assert [len(call) for call in policy.calls] == [6, 6]
@@ -515,15 +515,17 @@ def test_generator_reward_needs_a_verifier() -> None:
 
 
 @pytest.mark.parametrize(
-    ("roles", "verifier_is_policy", "meta_is_policy"),
-    [([], False, False), (["verifier"], True, False), (["meta"], False, True), (["verifier", "meta"], True, True)],
+    ("waiting", "verifier_gets", "meta_gets"),
+    [({}, "other", "other"), ({"verifier": "policy"}, "policy", "other"), ({"meta": "policy"}, "other", "policy"),
+     ({"verifier": "reference", "meta": "policy"}, "reference", "policy"), ({"verifier": "reference", "meta": "reference"}, "reference", "reference")],
 )
-def test_attach_gives_the_policy_to_its_roles(roles: list[str], verifier_is_policy: bool, meta_is_policy: bool) -> None:
-    other, policy = ScoringClient(ScriptedEngine(), 0), ScoringClient(ScriptedEngine(), 0)
-    reward = GeneratorReward(RewardSettings(), verifier=other, meta=other)
-    reward.policy_roles = roles
-    reward.attach(policy)
-    assert (reward.verifier is policy) == verifier_is_policy and (reward.meta is policy) == meta_is_policy
+def test_attach_gives_each_source_to_the_roles_waiting_for_it(waiting: dict[str, str], verifier_gets: str, meta_gets: str) -> None:
+    clients = {name: ScoringClient(ScriptedEngine(), 0) for name in ("other", "policy", "reference")}
+    reward = GeneratorReward(RewardSettings(), verifier=clients["other"], meta=clients["other"])
+    reward.waiting = waiting
+    reward.attach("policy", clients["policy"])
+    reward.attach("reference", clients["reference"])
+    assert reward.verifier is clients[verifier_gets] and reward.meta is clients[meta_gets]
 
 
 @pytest.mark.parametrize(("reward", "name"), [(VerifierReward, "verifier_reward"), (MetaVerifierReward, "meta_verifier_reward"),
