@@ -175,16 +175,15 @@ def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[
     from engine.config import EngineConfig
     from engine.openai_backend import OpenAIEngine
     from training.reward_functions import GeneratorReward
-    from training.scoring import ScoringClient, open_scoring_engines, scoring_sources
+    from training.scoring import open_scoring_engines, scoring_sources, stage_clients
 
     # 8 retries with backoff 1, 2, 4, ... 30 s wait ~2 min: a restarting server took 50-117 s on this CPU.
     pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=model_name, max_retries=8,
                                             retry_backoff_s=1.0, max_concurrency=64))
     sources = scoring_sources("generator", config)
     engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size, reference_in_trainer=False)
-    clients = {source: ScoringClient(engine, config.rewards.retries) for source, engine in {"policy": pool_engine, **engines}.items()}
-    reward = GeneratorReward(config.rewards, verifier=clients[sources["verifier"]],
-                             meta=clients[sources["meta"]] if "meta" in sources else None, prompts_dir=config.prompts_dir or None)
+    clients = stage_clients(sources, {"policy": pool_engine, **engines}, config.rewards.retries)
+    reward = GeneratorReward(config.rewards, verifier=clients["verifier"], meta=clients.get("meta"), prompts_dir=config.prompts_dir or None)
     return reward, engines
 
 

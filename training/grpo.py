@@ -25,7 +25,7 @@ from training.examples import TrainingRow
 from training.reward_functions import GeneratorReward, MetaVerifierReward, RoleReward, VerifierReward
 from training.role_data import grpo_records
 from training.run_logging import MetricsFile, plot_rewards
-from training.scoring import PolicyEngine, ScoringClient, close_all, open_scoring_engines, scoring_sources
+from training.scoring import PolicyEngine, ScoringClient, close_all, open_scoring_engines, scoring_sources, stage_clients
 from training.train_config import TrainConfig, mark_complete
 
 logger = logging.getLogger(__name__)
@@ -40,17 +40,16 @@ def build_reward(role: str, config: TrainConfig) -> tuple[RoleReward, dict[str, 
     sources = scoring_sources(role, config)
     engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size * config.grpo.prompts_per_step,
                                    reference_in_trainer=config.model.lora)
-    clients = {source: ScoringClient(engine, config.rewards.retries) for source, engine in engines.items()}
-    stage_clients = {stage: clients.get(source) for stage, source in sources.items()}
+    clients = stage_clients(sources, engines, config.rewards.retries)
     prompts_dir = config.prompts_dir or None
     if role == "verifier":
-        reward: RoleReward = VerifierReward(config.rewards, meta=stage_clients.get("meta"), prompts_dir=prompts_dir)
+        reward: RoleReward = VerifierReward(config.rewards, meta=clients.get("meta"), prompts_dir=prompts_dir)
     elif role == "meta-verifier":
         reward = MetaVerifierReward(config.rewards, prompts_dir=prompts_dir)
     else:
-        reward = GeneratorReward(config.rewards, verifier=stage_clients.get("verifier"), meta=stage_clients.get("meta"),
+        reward = GeneratorReward(config.rewards, verifier=clients.get("verifier"), meta=clients.get("meta"),
                                  prompts_dir=prompts_dir)
-    reward.waiting = {stage: source for stage, source in sources.items() if stage_clients[stage] is None}
+    reward.waiting = {stage: source for stage, source in sources.items() if clients[stage] is None}
     return reward, engines
 
 

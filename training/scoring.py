@@ -128,6 +128,13 @@ def scoring_sources(role: str, config: TrainConfig) -> dict[str, str]:
     return {stage: source for stage, source in stages.items() if source != "none"}
 
 
+def stage_clients(sources: dict[str, str], engines: dict[str, Engine], retries: int) -> dict[str, ScoringClient | None]:
+    """A client per scoring stage from the engine of its source (one client per engine, shared by
+    its stages); None where no engine is given yet (the trained model, attached later)."""
+    clients = {source: ScoringClient(engine, retries) for source, engine in engines.items()}
+    return {stage: clients.get(source) for stage, source in sources.items()}
+
+
 def reference_engine_config(config: TrainConfig) -> EngineConfig:
     """``[scorer]``'s backend settings on the model training starts from: the frozen reference."""
     return replace(config.scorer, model=config.model.name)

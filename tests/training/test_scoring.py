@@ -8,7 +8,7 @@ import pytest
 
 from engine.base import ChatMessage, GenerationRequest
 from engine.config import EngineConfig
-from training.scoring import PolicyEngine, close_all, open_scoring_engines, reference_engine_config, scoring_sources
+from training.scoring import PolicyEngine, close_all, open_scoring_engines, reference_engine_config, scoring_sources, stage_clients
 from training.train_config import ModelSettings, RewardSettings, TrainConfig
 
 PROMPTS = [[ChatMessage("user", "Prove that the sum of two even integers is even.")],
@@ -75,6 +75,13 @@ def scoring_config(tmp_path: Path, start: str) -> TrainConfig:
 def test_scoring_sources_name_who_scores_each_stage_of_a_role(role: str, verifier: str, meta: str, expected: dict[str, str]) -> None:
     config = TrainConfig(rewards=RewardSettings(verifier=verifier, meta=meta))
     assert scoring_sources(role, config) == expected
+
+
+def test_stages_of_one_source_share_a_client_and_the_trained_models_stages_wait() -> None:
+    engine = object()
+    clients = stage_clients({"verifier": "engine", "meta": "engine"}, {"engine": engine}, retries=2)  # type: ignore[dict-item]
+    assert clients["verifier"] is clients["meta"] and clients["verifier"].engine is engine and clients["verifier"].retries == 2
+    assert stage_clients({"verifier": "reference", "meta": "engine"}, {"engine": engine}, 0)["verifier"] is None  # type: ignore[dict-item]
 
 
 def test_the_reference_engine_takes_the_scorer_settings_on_the_starting_model(tmp_path: Path) -> None:
