@@ -57,7 +57,7 @@ def timed(owner: Any, name: str, spent: list[float]) -> None:
 
 
 def sequential_client(engine: Any, retries: int) -> Any:
-    from training.scoring import CallStats, ScoringClient
+    from training.rewards.scoring_engines import CallStats, ScoringClient
 
     class SequentialScoringClient(ScoringClient):
         async def generate(self, requests: Sequence[Any], stats: CallStats) -> list[Any]:
@@ -72,9 +72,9 @@ def sequential_client(engine: Any, retries: int) -> Any:
 def measure(mode: str, model: str, steps: int, scratch: Path, scorer: Any, before_run: Any = None) -> dict[str, Any]:
     from transformers import TrainerCallback
 
-    from training.examples import read_rows
-    from training.grpo import build_trainer
-    from training.train_config import DataSettings, GRPOSettings, ModelSettings, RewardSettings, TrainConfig
+    from training.role_data.rows import read_rows
+    from training.trainers.grpo import build_trainer
+    from training.config import DataSettings, GRPOSettings, ModelSettings, RewardSettings, TrainConfig
 
     config = TrainConfig(
         run_dir=str(scratch / mode),

@@ -100,8 +100,8 @@ async def raw_client(base_url: str, model: str, prompts: list[list[dict[str, str
 def measure(server: Any, n: int) -> dict[str, Any]:
     from engine.config import EngineConfig, SamplingConfig
     from engine.openai_backend import OpenAIEngine
-    from training.auto_label import run_labeling
-    from training.label_config import LabelConfig
+    from training.auto_labeling.pipeline import run_labeling
+    from training.auto_labeling.config import LabelConfig
     from verifier.prompt import verification_messages
 
     batch = items()

@@ -7,7 +7,7 @@ from engine.auto import Workload, choose_backend
 from engine.base import Engine
 from engine.config import EngineConfig
 from engine.devices import cuda_available
-from engine.model_store import resolve
+from engine.model_store import locate
 
 
 def resolved_backend(config: EngineConfig, workload: Workload) -> str:
@@ -29,7 +29,7 @@ def create_engine(config: EngineConfig, workload: Workload) -> Engine:
         return OpenAIEngine(config)
     if config.base_urls:
         raise InputError(f"--base-url is only used by the openai engine, not {backend}")
-    resolve(config.model)  # a missing path fails here, before torch or vLLM load
+    locate(config.model)  # a missing path fails here, before torch or vLLM load
     if backend == "vllm":
         from engine.vllm_backend import VLLMEngine
 

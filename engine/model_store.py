@@ -67,7 +67,7 @@ def embedded_checkpoint_dir() -> Path:
     return cache_dir() / "models" / EMBEDDED_NAME
 
 
-def resolve(model: str) -> ModelSource:
+def locate(model: str) -> ModelSource:
     """Turn ``--model`` into a source; raise ModelNotFoundError for a path that is not there."""
     if model == EMBEDDED:
         checkpoint = embedded_checkpoint_dir()
@@ -88,8 +88,8 @@ def resolve(model: str) -> ModelSource:
 
 
 def ensure_checkpoint(model: str) -> ModelSource:
-    """Like :func:`resolve`, but convert the embedded GGUF to its cached checkpoint first."""
-    source = resolve(model)
+    """Like :func:`locate`, but convert the embedded GGUF to its cached checkpoint first."""
+    source = locate(model)
     if model == EMBEDDED and source.kind == "gguf":
         convert_gguf(Path(source.path), embedded_checkpoint_dir())
         source = ModelSource(EMBEDDED, str(embedded_checkpoint_dir()), "checkpoint")

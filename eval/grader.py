@@ -28,7 +28,7 @@ from engine.config import SamplingConfig
 from engine.fitting import generate_fitting
 from engine.sampling import make_requests
 from verifier.parse import boxed_spans, phrase_pattern, visible_text
-from verifier.prompting import fence, load_template
+from verifier.templates import fence, load_template
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 POINTS = (0, 1, 6, 7)

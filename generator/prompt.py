@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.base import ChatMessage
-from verifier.prompting import fence, load_template
+from verifier.templates import fence, load_template
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 

@@ -24,7 +24,7 @@ from engine.sampling import make_requests
 from generator.config import RefineConfig
 from generator.parse import GeneratedProof, parse_generation
 from generator.prompt import generation_messages, refinement_messages
-from verifier.scoring import Verification, verify_proofs
+from verifier.verification import Verification, verify_proofs
 
 ROUND_SEED_STRIDE = 100_003  # keeps seeds of different rounds and threads apart
 

@@ -31,7 +31,7 @@ from data.atomic import write_text_atomic
 from generator.config import SearchConfig
 from generator.parse import parse_generation
 from generator.prompt import generation_messages, refinement_messages
-from verifier.scoring import verify_proofs
+from verifier.verification import verify_proofs
 
 ROUND_SEED_STRIDE = 1_000_003
 

@@ -14,8 +14,8 @@ from engine.base import ChatMessage, Engine
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from verifier.parse import VerdictFormat
-from verifier.prompting import fence, load_template
-from verifier.scoring import Verification, verification_from
+from verifier.templates import fence, load_template
+from verifier.verification import Verification, verification_from
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 

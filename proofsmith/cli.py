@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from data.errors import ProofsmithError
 from proofsmith import __version__
-from training.train_config import TrainConfig
+from training.config import TrainConfig
 from proofsmith.options import (
     ENGINE_FLAGS,
     EVAL_PROVER_FLAGS,

@@ -26,7 +26,7 @@ from engine.config import EngineConfig, SamplingConfig
 from eval.config import GraderConfig, ProverEvalConfig, VerifierEvalConfig
 from generator.config import RefineConfig, SearchConfig
 from meta_verifier.config import MetaVerifyConfig
-from training.label_config import LabelConfig
+from training.auto_labeling.config import LabelConfig
 from verifier.config import VerifyConfig
 
 

@@ -1,4 +1,5 @@
-"""Output files that never look complete when they are not.
+"""Output files that never look complete when they are not, and run directories that resume only
+under the settings that made them.
 
 A :class:`JsonlRecorder` writes to ``PATH.partial``, one flushed JSON line per record, and
 renames it to ``PATH`` only on :meth:`commit`. A run that fails or is killed leaves the
@@ -9,11 +10,19 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from data.atomic import write_text_atomic
 from data.errors import InputError
+from proofsmith.config import read_toml, resolve_config, to_toml
+
+CONFIG_NAME = "config.toml"
+"""The resolved config of a run directory."""
+ITEMS_NAME = "items.jsonl"
+"""One flushed record per finished item of a run directory."""
 
 
 def check_output_path(path: str | Path) -> Path:
@@ -58,3 +67,39 @@ class JsonlRecorder:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
         self.close()
+
+
+def setting(config: Any, dotted: str) -> Any:
+    value: Any = config
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def check_out_dir(out: Path, config: Any, identity: tuple[str, ...]) -> None:
+    """Fail unless ``out`` can hold this run: new, empty of records, or a run whose ``identity`` settings match."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} exists and is not a directory")
+    if not out.exists():
+        if not out.parent.is_dir():
+            raise InputError(f"output directory does not exist: {out.parent}")
+        return
+    items = out / ITEMS_NAME
+    if not items.exists() or not items.read_bytes().strip():
+        return
+    if not (out / CONFIG_NAME).exists():
+        raise InputError(f"--out {out} holds {ITEMS_NAME} but no {CONFIG_NAME}: use another --out")
+    previous = resolve_config(None, read_toml(out / CONFIG_NAME))
+    changed = [f"{name} {setting(previous, name)!r} -> {setting(config, name)!r}"
+               for name in identity if setting(previous, name) != setting(config, name)]
+    if changed:
+        raise InputError(f"--out {out} holds a run with different settings ({'; '.join(changed)}); "
+                         "rerun with its settings to resume, or use another --out")
+
+
+def write_dry_run(out: Path, config: Any) -> int:
+    """``--dry-run``: write ``OUT/config.toml``, print it, and stop (exit 0)."""
+    out.mkdir(exist_ok=True)
+    write_text_atomic(out / CONFIG_NAME, to_toml(config))
+    sys.stdout.write(to_toml(config))
+    return 0

@@ -15,7 +15,7 @@ from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
 
 
-def resolve(args: argparse.Namespace, flags: tuple[Flag, ...]) -> Config:
+def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...]) -> Config:
     overrides = overrides_from(args, ENGINE_FLAGS + flags)
     return resolve_config(args.config, overrides, args.set)
 

@@ -22,12 +22,11 @@ from data.atomic import write_text_atomic
 from data.errors import InputError
 from engine.auto import Workload
 from proofsmith.commands.common import engine_record, open_engine
-from proofsmith.config import Config, read_toml, resolve_config, to_toml
+from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, overrides_from
+from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
 
-CONFIG_NAME = "config.toml"
-ITEMS_NAME = "items.jsonl"
-IDENTITY = (
+VERIFIER_IDENTITY = (
     "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.samples", "eval_verifier.meta",
     "eval_verifier.confirm_rating", "eval_verifier.majority", "engine.backend", "engine.model", "sampling.temperature",
     "sampling.top_p", "sampling.max_tokens", "sampling.seed", "prompts_dir",
@@ -48,42 +47,6 @@ def run(args: argparse.Namespace) -> int:
     raise InputError(f"unknown evaluation {args.evaluation!r}")  # argparse only lets known ones through
 
 
-def setting(config: Config, dotted: str) -> Any:
-    value: Any = config
-    for part in dotted.split("."):
-        value = getattr(value, part)
-    return value
-
-
-def check_out_dir(out: Path, config: Config, identity: tuple[str, ...] = IDENTITY) -> None:
-    """Fail unless ``out`` can hold this run: new, empty of records, or a run with the same settings."""
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} exists and is not a directory")
-    if not out.exists():
-        if not out.parent.is_dir():
-            raise InputError(f"output directory does not exist: {out.parent}")
-        return
-    items = out / ITEMS_NAME
-    if not items.exists() or not items.read_bytes().strip():
-        return
-    if not (out / CONFIG_NAME).exists():
-        raise InputError(f"--out {out} holds {ITEMS_NAME} but no {CONFIG_NAME}: use another --out")
-    previous = resolve_config(None, read_toml(out / CONFIG_NAME))
-    changed = [f"{name} {setting(previous, name)!r} -> {setting(config, name)!r}"
-               for name in identity if setting(previous, name) != setting(config, name)]
-    if changed:
-        raise InputError(f"--out {out} holds a run with different settings ({'; '.join(changed)}); "
-                         "rerun with its settings to resume, or use another --out")
-
-
-def write_dry_run(out: Path, config: Config) -> int:
-    """``--dry-run``: write ``OUT/config.toml``, print it, and stop (exit 0)."""
-    out.mkdir(exist_ok=True)
-    write_text_atomic(out / CONFIG_NAME, to_toml(config))
-    sys.stdout.write(to_toml(config))
-    return 0
-
-
 def previous_engine(out: Path, config: Config) -> dict[str, Any]:
     """Engine and model of the run that wrote the records, when this rerun opens no engine."""
     from eval.verifier_eval import METRICS_NAME
@@ -101,7 +64,7 @@ def run_verifier(args: argparse.Namespace) -> int:
     config: Config = resolve_config(args.config, overrides, args.set)
     settings = config.eval_verifier
     out = Path(args.out)
-    check_out_dir(out, config)
+    check_out_dir(out, config, VERIFIER_IDENTITY)
     from eval.human_grades import read_human_grades
 
     grades = read_human_grades(settings.data, settings.format or None, settings.mapping)
@@ -112,8 +75,8 @@ def run_verifier(args: argparse.Namespace) -> int:
         return write_dry_run(out, config)
     from tqdm import tqdm
 
-    from training.auto_label import finished_ids, run_labeling
-    from training.label_config import LabelConfig
+    from training.auto_labeling.pipeline import finished_ids, run_labeling
+    from training.auto_labeling.config import LabelConfig
 
     items_path = out / ITEMS_NAME
     done = finished_ids(items_path)

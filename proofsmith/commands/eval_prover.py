@@ -27,9 +27,9 @@ from engine.auto import Workload
 from engine.base import Engine
 from engine.config import EngineConfig, SamplingConfig
 from proofsmith.commands.common import engine_record, open_engine
-from proofsmith.commands.eval import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, EVAL_PROVER_FLAGS, PROVE_FLAGS, SEARCH_FLAGS, Flag, overrides_from
+from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
 
 PROVER_IDENTITY = (
     "eval_prover.data", "eval_prover.format", "eval_prover.mode", "prove.max_rounds", "prove.samples", "prove.feedback",
@@ -98,7 +98,7 @@ def run_prover(args: argparse.Namespace) -> int:
     selected = chosen[: settings.max_items] if settings.max_items else chosen
     if args.dry_run:
         return write_dry_run(out, config)
-    from training.auto_label import finished_ids
+    from training.auto_labeling.pipeline import finished_ids
 
     done = finished_ids(out / ITEMS_NAME)
     pending = [problem for problem in selected if problem.id not in done]

@@ -11,13 +11,13 @@ from typing import Any
 from data.errors import InputError
 from data.readers import ColumnMap, parse_score_map, read_items
 from engine.auto import Workload
-from proofsmith.commands.common import open_engine, print_dry_run, resolve
+from proofsmith.commands.common import open_engine, print_dry_run, config_from_args
 from proofsmith.options import LABEL_FLAGS
 from proofsmith.run_files import check_output_path
 
 
 def run(args: argparse.Namespace) -> int:
-    config = resolve(args, LABEL_FLAGS)
+    config = config_from_args(args, LABEL_FLAGS)
     if args.dry_run:
         print_dry_run(config)
         return 0
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"no usable rows in {args.input}")
     from tqdm import tqdm
 
-    from training.auto_label import finished_ids, run_labeling, summarize
+    from training.auto_labeling.pipeline import finished_ids, run_labeling, summarize
 
     done = finished_ids(out)
     already = len(done & {item.id for item in items})

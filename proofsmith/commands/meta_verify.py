@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from data.inputs import read_text
-from proofsmith.commands.common import print_dry_run, resolve
+from proofsmith.commands.common import print_dry_run, config_from_args
 from proofsmith.commands.verify import score_and_report
 from proofsmith.options import META_VERIFY_FLAGS
 
 
 def run(args: argparse.Namespace) -> int:
-    config = resolve(args, META_VERIFY_FLAGS)
+    config = config_from_args(args, META_VERIFY_FLAGS)
     if args.dry_run:
         print_dry_run(config)
         return 0

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from data.errors import InputError
 from data.inputs import read_text
 from engine.auto import Workload
-from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
+from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
 from proofsmith.config import config_dict
 from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, Flag
 from proofsmith.run_files import JsonlRecorder, check_output_path
@@ -35,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
         # In search mode --verify-samples is the pool's N, not refinement feedback's.
         setattr(args, "search.verify_samples", getattr(args, "prove.verify_samples"))
         setattr(args, "prove.verify_samples", None)
-        config = resolve(args, PROVE_FLAGS + SEARCH_FLAGS + (Flag("--verify-samples", "search.verify_samples"),))
+        config = config_from_args(args, PROVE_FLAGS + SEARCH_FLAGS + (Flag("--verify-samples", "search.verify_samples"),))
     else:
-        config = resolve(args, PROVE_FLAGS)
+        config = config_from_args(args, PROVE_FLAGS)
     if args.dry_run:
         print_dry_run(config)
         return 0

@@ -21,7 +21,7 @@ from typing import Any
 from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
-from training.train_config import TrainConfig, is_complete
+from training.config import TrainConfig, is_complete
 
 MEASURED_TRAINING_ROWS = 32
 """Training rows scored before and after a verifier or meta-verifier run (the first ones)."""
@@ -42,7 +42,7 @@ def prepare_run_dir(config: TrainConfig) -> Path:
 
 
 def summary_of(run_dir: Path, role: str) -> dict[str, Any]:
-    from training.run_logging import curve, read_metrics
+    from training.trainers.metrics import curve, read_metrics
 
     records = read_metrics(run_dir / "metrics.jsonl")
     summary: dict[str, Any] = {"role": role, "run_dir": str(run_dir), "final_model": str(run_dir / "final"), "steps": 0}
@@ -60,9 +60,9 @@ def summary_of(run_dir: Path, role: str) -> dict[str, Any]:
 
 
 def run_loop(config: TrainConfig, as_json: bool) -> int:
-    from training.loop import Loop
+    from training.loop.schedule import Loop
 
-    loop = Loop(config)
+    loop = Loop(config, to_toml)
     loop.check_data()
     prepare_run_dir(config)
     with contextlib.redirect_stdout(sys.stderr):
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     if role == "loop":
         return run_loop(config, args.json)
-    from training.examples import read_rows, split_holdout
+    from training.role_data.rows import read_rows, split_holdout
 
     rows = read_rows(config.data, role, tuple(config.sft.formats))
     held_out: list[Any] = []
@@ -103,18 +103,18 @@ def run(args: argparse.Namespace) -> int:
     if is_complete(run_dir):
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
     elif role == "sft":
-        from training.role_data import sft_records
-        from training.sft import run_sft
+        from training.role_data.records import sft_records
+        from training.trainers.sft import run_sft
 
         with contextlib.redirect_stdout(sys.stderr):  # the trainers print their logs; stdout is for --json
             run_sft(config, sft_records(rows, config.sft.formats, config.prompts_dir or None))
     elif config.async_:
-        from training.async_grpo import run_async_grpo
+        from training.async_rl.trainer import run_async_grpo
 
         with contextlib.redirect_stdout(sys.stderr):
             run_async_grpo(config, rows)
     else:
-        from training.grpo import run_grpo
+        from training.trainers.grpo import run_grpo
 
         with contextlib.redirect_stdout(sys.stderr):
             run_grpo(role, config, rows)
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_agreement(path: Path, model: str, role: str, rows: list[Any], config: TrainConfig) -> None:
-    from training.holdout import agreement
+    from training.trainers.holdout import agreement
 
     with contextlib.redirect_stdout(sys.stderr):
         result = agreement(model, role, rows, config.grpo.max_completion_length, config.prompts_dir or None)

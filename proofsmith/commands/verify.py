@@ -11,22 +11,22 @@ from typing import TYPE_CHECKING, Any
 from data.inputs import read_text
 from engine.auto import Workload
 from engine.base import Engine
-from proofsmith.commands.common import engine_record, open_engine, print_dry_run, resolve
+from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
 from proofsmith.config import Config
 from proofsmith.options import VERIFY_FLAGS
 
 if TYPE_CHECKING:
-    from verifier.scoring import Verification
+    from verifier.verification import Verification
 
 
 def run(args: argparse.Namespace) -> int:
-    config = resolve(args, VERIFY_FLAGS)
+    config = config_from_args(args, VERIFY_FLAGS)
     if args.dry_run:
         print_dry_run(config)
         return 0
     problem = read_text(args.problem, "problem")
     proof = read_text(args.proof, "proof")
-    from verifier.scoring import verify_proofs
+    from verifier.verification import verify_proofs
 
     samples = config.verify.samples
     return score_and_report(

@@ -13,7 +13,7 @@ from proofsmith.config import Config, field_docs, parse_assignment, resolve_conf
 from proofsmith.options import (
     ENGINE_FLAGS, EVAL_PROVER_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from,
 )
-from training.train_config import TrainConfig
+from training.config import TrainConfig
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY_MODULES = ("torch", "transformers", "vllm", "trl", "httpx")
@@ -24,9 +24,9 @@ LIGHT_MODULES = (
     "generator.config",
     "verifier.config",
     "meta_verifier.config",
-    "training.label_config",
+    "training.auto_labeling.config",
     "eval.config",
-    "training.train_config",
+    "training.config",
     "data.readers",
     "proofsmith.cli",
 )

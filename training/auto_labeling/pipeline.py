@@ -1,0 +1,108 @@
+"""Auto-labeling by scaled verification: n verifications, m meta-verifications per flagged
+analysis, then the k rule (``training.auto_labeling.rule``).
+
+Two dispatch modes, same records. Against a server (a streaming backend) every proof
+moves on its own: its verification request (``n`` samples, one prefill), then its
+meta-verifications, then its record, while other proofs' requests share one concurrency
+bound, so no request waits on an unrelated one (``streaming``). In-process engines take
+chunks (``chunked``): a chunk's verifications are one engine call and all its
+meta-verifications a second, each record written once its chunk is done. Each record is
+appended and flushed as soon as it is finished; a rerun with the same output skips the ids
+already there (a line cut off by a kill is dropped first). A proof or critique whose
+prompt does not fit the model's context is recorded as such, never aborting the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from data.records import ProofItem
+from engine.base import Engine, StreamingEngine
+from engine.config import SamplingConfig
+from training.auto_labeling.chunked import label_chunk
+from training.auto_labeling.config import LabelConfig
+from training.auto_labeling.proofs import LabeledProof
+from training.auto_labeling.streaming import label_streaming
+
+
+def finished_ids(path: Path) -> set[str]:
+    """Ids already labeled in ``path``; a trailing line cut off by a kill is removed first."""
+    if not path.exists():
+        return set()
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    complete, done = [], set()
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue  # only the interrupted last write can be partial
+        if record.get("id") not in done:
+            done.add(record["id"])
+            complete.append(line)
+    rewritten = b"".join(line + b"\n" for line in complete)
+    if rewritten != raw:
+        path.write_bytes(rewritten)
+    return done
+
+
+def run_labeling(
+    engine: Engine,
+    items: Sequence[ProofItem],
+    out: Path,
+    config: LabelConfig,
+    sampling: SamplingConfig,
+    prompts_dir: str | None = None,
+    on_done: Callable[[int], None] | None = None,
+    done: set[str] | None = None,
+) -> int:
+    """Label every item not yet in ``out``, appending each record as it is finished; returns how many were labeled now.
+
+    A streaming backend (``engine.session``) labels proof by proof (``streaming``);
+    others take chunks of ``config.chunk_size`` proofs, one engine call per stage. ``done``
+    is ``finished_ids(out)`` when the caller has already read it.
+    """
+    done = finished_ids(out) if done is None else done
+    pending = [(position, item) for position, item in enumerate(items) if item.id not in done]
+    with open(out, "a", encoding="utf-8") as handle:
+
+        def write(labeled: LabeledProof) -> None:
+            handle.write(json.dumps(labeled.to_record(), ensure_ascii=False) + "\n")
+            handle.flush()
+            if on_done is not None:
+                on_done(1)
+
+        if isinstance(engine, StreamingEngine):
+            asyncio.run(label_streaming(engine, pending, config, sampling, prompts_dir, write))
+        else:
+            for start in range(0, len(pending), config.chunk_size):
+                for labeled in label_chunk(engine, pending[start: start + config.chunk_size], config, sampling, prompts_dir):
+                    write(labeled)
+    return len(pending)
+
+
+def summarize(path: Path) -> dict[str, Any]:
+    """Label counts, tokens and (where the input had human scores) agreement, over the whole output."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = Counter("unlabeled" if record["label"] is None else f"{record['label']:g}" for record in records)
+    graded = [record for record in records if record["human_score"] is not None and record["label"] is not None]
+    summary: dict[str, Any] = {
+        "records": len(records),
+        "labels": dict(sorted(labels.items())),
+        "unlabeled": labels.get("unlabeled", 0),
+        "rules": dict(sorted(Counter(record["rule"] for record in records).items())),
+        "completion_tokens": sum(record["completion_tokens"] for record in records),
+    }
+    if any(record["human_score"] is not None for record in records):
+        summary["human_agreement"] = {
+            "labeled_with_human_score": len(graded),
+            "exact": round(sum(record["label"] == record["human_score"] for record in graded) / len(graded), 4) if graded else None,
+        }
+    return summary

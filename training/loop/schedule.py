@@ -1,0 +1,222 @@
+"""``train loop``: the iteration schedule of DESIGN.md, one resumable stage at a time.
+
+Stages, each starting from the model the previous one finished (the first from
+``model.name``), each in its own run directory under ``RUN/iterN/``:
+
+    sft            (iteration 1, ``loop.cold_start``) formats from the verifier data
+    samples        (iteration >= 2) proofs sampled from the current model, each verified once
+    label          (iteration >= 2, ``loop.auto_label``) the sampled proofs through the
+                   ``label`` pipeline; labeled ones join this iteration's verifier data
+    rft            (iteration >= 2) SFT on what scored well: sampled proofs the model's own
+                   verification scored >= ``loop.rft_min_score``, and analyses of graded
+                   proofs that matched their reference score
+    meta-verifier  (when ``loop.meta_data`` is set) GRPO on rated analyses
+    verifier       GRPO on graded proofs
+    generator      GRPO on problems, starting from the verifier checkpoint
+
+A stage is done when its directory holds ``COMPLETE``; a rerun skips done stages and a
+training stage resumes from its last checkpoint. Deliberate simplification: sampling,
+verification and labeling inside the loop use one in-process engine on the current model
+(``scorer.backend`` when it is transformers or vllm, else transformers).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from data.atomic import write_text_atomic
+from data.errors import InputError
+from data.records import ProofItem, stable_id
+from engine.config import EngineConfig, SamplingConfig
+from engine.sampling import make_requests
+from generator.parse import parse_generation
+from generator.prompt import generation_messages
+from training.role_data.rows import TrainingRow, read_rows
+from training.role_data.records import as_dicts, sft_records
+from training.config import TrainConfig, is_complete, mark_complete
+from verifier.prompt import verification_messages
+from verifier.verification import verify_proofs
+
+logger = logging.getLogger(__name__)
+
+
+class Loop:
+    def __init__(self, config: TrainConfig, render_config: Callable[[TrainConfig], str]) -> None:
+        self.config = config
+        self.render_config = render_config
+        """Writes a stage's resolved config as its ``config.toml`` (the front door's TOML writer)."""
+        self.root = Path(config.run_dir)
+        self.model = config.model.name
+        """The model the next stage starts from."""
+        self.log: list[dict[str, Any]] = []
+        """{iteration, stage, status} in the order the stages ran or were skipped."""
+        self._rows: dict[tuple[str, str], list[TrainingRow]] = {}
+
+    # -- data -------------------------------------------------------------------------------
+
+    def rows(self, role: str, path: str) -> list[TrainingRow]:
+        """The checked rows of one dataset for one role, read once per loop."""
+        if (role, path) not in self._rows:
+            self._rows[role, path] = read_rows(replace(self.config.data, path=path, holdout=0), role)
+        return self._rows[role, path]
+
+    def check_data(self) -> None:
+        """Read every dataset once before any model loads, so a bad row fails the loop at once."""
+        loop = self.config.loop
+        for role, path in (("verifier", loop.verifier_data), ("generator", loop.generator_data)):
+            if not path:
+                raise InputError(f"train loop needs loop.{role}_data")
+            self.rows(role, path)
+        if loop.meta_data:
+            self.rows("meta-verifier", loop.meta_data)
+
+    # -- stages -----------------------------------------------------------------------------
+
+    def stage_config(self, stage_dir: Path) -> TrainConfig:
+        """The loop's config for one stage: its own run directory, starting from the current model."""
+        return replace(self.config, run_dir=str(stage_dir), model=replace(self.config.model, name=self.model),
+                       data=replace(self.config.data, holdout=0))
+
+    def train_stage(self, iteration: int, stage: str, rows: list[TrainingRow] | None = None,
+                    records: list[dict[str, Any]] | None = None) -> None:
+        """Run (or skip, if complete) one training stage; afterwards ``self.model`` is its final model."""
+        stage_dir = self.root / f"iter{iteration}" / stage
+        if is_complete(stage_dir):
+            self.log.append({"iteration": iteration, "stage": stage, "status": "skipped (complete)"})
+        else:
+            stage_dir.mkdir(parents=True, exist_ok=True)
+            config = self.stage_config(stage_dir)
+            (stage_dir / "config.toml").write_text(self.render_config(config), encoding="utf-8")
+            logger.info("iteration %d: %s from %s", iteration, stage, self.model)
+            if stage in ("sft", "rft"):
+                from training.trainers.sft import run_sft
+
+                run_sft(config, records or [])
+            else:
+                from training.trainers.grpo import run_grpo
+
+                run_grpo(stage, config, rows or [])
+            self.log.append({"iteration": iteration, "stage": stage, "status": "trained"})
+        if (stage_dir / "final").is_dir():
+            self.model = str(stage_dir / "final")
+
+    def engine(self) -> Any:
+        from engine.auto import Workload
+        from engine.factory import create_engine
+
+        backend = self.config.scorer.backend if self.config.scorer.backend in ("transformers", "vllm") else "transformers"
+        settings = EngineConfig(backend=backend, model=self.model, dtype=self.config.scorer.dtype,
+                                batch_size=self.config.scorer.batch_size)
+        return create_engine(settings, Workload(self.config.loop.sample_problems * self.config.loop.proofs_per_problem, 0))
+
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(temperature=self.config.rewards.temperature, max_tokens=self.config.loop.max_tokens,
+                              seed=self.config.grpo.seed)
+
+    def samples(self, iteration: int, engine: Any) -> list[dict[str, Any]]:
+        """Proofs sampled from the current model, each verified once by it (cached in samples.json)."""
+        path = self.root / f"iter{iteration}" / "samples.json"
+        if path.exists():
+            return json.loads(path.read_text(encoding="utf-8"))
+        loop, prompts_dir = self.config.loop, self.config.prompts_dir or None
+        problems = [row.problem for row in self.rows("generator", loop.generator_data)][: loop.sample_problems]
+        prompts = [generation_messages(problem, prompts_dir) for problem in problems]
+        results = engine.generate(make_requests(prompts, self.sampling(), n=loop.proofs_per_problem))
+        drafts = [
+            {"problem": problem, "completion": completion.text, "proof": parsed.proof, "self_score": parsed.self_score}
+            for problem, result in zip(problems, results)
+            for completion in result.completions
+            for parsed in [parse_generation(completion.text, completion.finish_reason)]
+            if parsed.format_ok
+        ]
+        verifications = verify_proofs(engine, [(d["problem"], d["proof"]) for d in drafts], 1, self.sampling(), prompts_dir) if drafts else []
+        for draft, verification in zip(drafts, verifications):
+            draft["verifier_score"] = verification.mean_score
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps(drafts, ensure_ascii=False))
+        return drafts
+
+    def label(self, iteration: int, engine: Any, drafts: list[dict[str, Any]]) -> None:
+        """Auto-label the sampled proofs into labeled.jsonl (resumable, like ``proofsmith label``)."""
+        from training.auto_labeling.pipeline import run_labeling
+
+        items = {stable_id(d["problem"], d["proof"]): d for d in drafts}
+        unique = [ProofItem(item_id, d["problem"], d["proof"]) for item_id, d in items.items()]
+        out = self.root / f"iter{iteration}" / "labeled.jsonl"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.touch()
+        if unique:
+            run_labeling(engine, unique, out, self.config.label, self.sampling(), self.config.prompts_dir or None)
+
+    def labeled_rows(self, iteration: int) -> list[TrainingRow]:
+        """Proofs the label pipeline gave a label to, as verifier training rows."""
+        out = self.root / f"iter{iteration}" / "labeled.jsonl"
+        records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()] if out.exists() else []
+        return [TrainingRow(r["id"], r["problem"], r["proof"], r["label"]) for r in records if r["label"] is not None]
+
+    def rft_records(self, engine: Any, drafts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rejection fine-tuning set: good sampled proofs, and analyses that matched the reference score."""
+        loop, prompts_dir = self.config.loop, self.config.prompts_dir or None
+        records = [
+            {"prompt": as_dicts(generation_messages(d["problem"], prompts_dir)),
+             "completion": [{"role": "assistant", "content": d["completion"]}]}
+            for d in drafts if d.get("verifier_score") is not None and d["verifier_score"] >= loop.rft_min_score
+        ]
+        graded = self.rows("verifier", loop.verifier_data)[: loop.sample_problems]
+        verifications = verify_proofs(engine, [(row.problem, row.proof) for row in graded], loop.proofs_per_problem,
+                                      self.sampling(), prompts_dir)
+        for row, verification in zip(graded, verifications):
+            for analysis in verification.analyses:
+                if analysis.score is not None and analysis.score == row.score:
+                    records.append({"prompt": as_dicts(verification_messages(row.problem, row.proof, prompts_dir)),
+                                    "completion": [{"role": "assistant", "content": analysis.text}]})
+        return records
+
+    def feedback_stages(self, iteration: int) -> list[TrainingRow]:
+        """Iteration >= 2: sample, [label], rejection fine-tuning; returns the newly labeled verifier rows."""
+        iteration_dir = self.root / f"iter{iteration}"
+        label_dir, rft_dir = iteration_dir / "label", iteration_dir / "rft"
+        label_needed = self.config.loop.auto_label and not is_complete(label_dir)
+        rft_needed = not is_complete(rft_dir)
+        records: list[dict[str, Any]] = []
+        if label_needed or rft_needed:
+            engine = self.engine()
+            try:
+                drafts = self.samples(iteration, engine)
+                if label_needed:
+                    self.label(iteration, engine, drafts)
+                    mark_complete(label_dir)
+                    self.log.append({"iteration": iteration, "stage": "label", "status": "labeled"})
+                if rft_needed:
+                    records = self.rft_records(engine, drafts)
+            finally:
+                engine.close()
+        if rft_needed and not records:
+            mark_complete(rft_dir)  # nothing scored well: the model carries over unchanged
+            self.log.append({"iteration": iteration, "stage": "rft", "status": "skipped (nothing scored well)"})
+        else:
+            self.train_stage(iteration, "rft", records=records)
+        return self.labeled_rows(iteration) if self.config.loop.auto_label else []
+
+    def run(self) -> list[dict[str, Any]]:
+        """Run every stage not yet complete; returns what each stage did."""
+        loop, prompts_dir = self.config.loop, self.config.prompts_dir or None
+        self.check_data()
+        verifier_rows = self.rows("verifier", loop.verifier_data)
+        for iteration in range(1, loop.iterations + 1):
+            rows = list(verifier_rows)
+            if iteration == 1 and loop.cold_start:
+                self.train_stage(iteration, "sft", records=sft_records(rows, self.config.sft.formats, prompts_dir))
+            if iteration >= 2:
+                rows += self.feedback_stages(iteration)
+            if loop.meta_data:
+                self.train_stage(iteration, "meta-verifier", rows=self.rows("meta-verifier", loop.meta_data))
+            self.train_stage(iteration, "verifier", rows=rows)
+            self.train_stage(iteration, "generator", rows=self.rows("generator", loop.generator_data))
+        mark_complete(self.root)
+        return self.log

@@ -1,0 +1,206 @@
+"""The rewards of ``training.rewards.formulas`` as TRL reward functions (async callables).
+
+TRL calls a reward with the step's prompts, completions and the dataset's extra columns
+(here ``problem``, ``proof``, ``analysis``, ``reference``), and accepts ``None`` for a
+rollout it should leave out of the advantage. Each reward returns its total and logs
+every component through TRL's ``log_metric`` (averaged per logging step, written to
+TensorBoard): ``reward/format`` and ``format_failure_rate``, the role's score terms,
+``skipped`` (rollouts left out because a scoring call failed or could not be parsed),
+and for rewards that call engines their seconds and completion tokens per step.
+
+Engines: ``verifier`` and ``meta`` are :class:`training.rewards.scoring_engines.ScoringClient` s, or
+None for "not used" (meta None means R_meta = ms = 1). The policy engine is attached once
+the trainer exists (``attach``), since it is the trainer's own model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from statistics import fmean
+from typing import Any
+
+from engine.base import GenerationRequest
+from engine.config import SamplingConfig
+from engine.sampling import make_requests
+from generator.parse import parse_generation
+from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
+from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
+from training.rewards.scoring_engines import CallStats, ScoringClient
+from training.config import RewardSettings
+from verifier.parse import VERIFIER_FORMAT, parse_verdict
+from verifier.prompt import verification_messages
+
+Metric = Callable[[str, float], None]
+
+
+def completion_text(completion: Any) -> str:
+    """TRL passes conversational completions as message lists, plain ones as strings."""
+    if isinstance(completion, list):
+        return "".join(str(message.get("content") or "") for message in completion if message.get("role") == "assistant")
+    return str(completion)
+
+
+def mean_or_none(values: Sequence[float | None]) -> float | None:
+    parsed = [value for value in values if value is not None]
+    return fmean(parsed) if parsed else None
+
+
+def own_score(text: str, role_format: Any, quoted: tuple[str, ...]) -> float | None:
+    """The score a rollout gives, or None when it breaks the format in any way (R_format = 0)."""
+    verdict = parse_verdict(text, role_format, None, quoted)
+    return verdict.score if verdict.format_ok else None
+
+
+def call_metrics(prefix: str, stats: CallStats, used: bool) -> dict[str, float | None]:
+    """Seconds, tokens and failed calls of one scoring stage in a step (nothing when the stage is off)."""
+    if not used:
+        return {}
+    return {f"{prefix}/seconds": stats.seconds, f"{prefix}/completion_tokens": float(stats.completion_tokens),
+            f"{prefix}/failed_calls": float(stats.failed)}
+
+
+def log_all(log_metric: Metric | None, values: dict[str, float | None]) -> None:
+    if log_metric is None:
+        return
+    for name, value in values.items():
+        if value is not None:
+            log_metric(name, float(value))
+
+
+class RoleReward:
+    """Shared plumbing: sampling for scoring calls, the meta-verifier stage, the policy hookup."""
+
+    __name__ = "reward"
+
+    def __init__(self, settings: RewardSettings, verifier: ScoringClient | None = None, meta: ScoringClient | None = None,
+                 prompts_dir: str | None = None) -> None:
+        self.settings, self.verifier, self.meta, self.prompts_dir = settings, verifier, meta, prompts_dir
+        self.waiting: dict[str, str] = {}
+        """Roles ('verifier', 'meta') the trained model itself serves, each with its source ('policy' or 'reference'); ``attach`` fills them."""
+
+    def attach(self, source: str, client: ScoringClient) -> None:
+        """Give the trained model's engine for ``source`` to the roles waiting for it."""
+        for role, wanted in self.waiting.items():
+            if wanted == source:
+                setattr(self, role, client)
+
+    def requests(self, prompts: Sequence[Any], samples: int) -> list[GenerationRequest]:
+        sampling = SamplingConfig(temperature=self.settings.temperature, max_tokens=self.settings.max_tokens, seed=None)
+        return make_requests(prompts, sampling, n=samples)
+
+    async def meta_ratings(self, items: Sequence[MetaItem], stats: CallStats) -> list[float | None]:
+        """Mean parsed rating per analysis; 1.0 each when no meta-verifier is configured; None when unavailable."""
+        if self.meta is None:
+            return [1.0] * len(items)
+        prompts = [meta_verification_messages(item, self.prompts_dir) for item in items]
+        results = await self.meta.generate(self.requests(prompts, self.settings.meta_samples), stats)
+        ratings: list[float | None] = []
+        for item, result in zip(items, results):
+            if result is None:
+                ratings.append(None)
+                continue
+            parsed = [parse_verdict(c.text, META_FORMAT, c.finish_reason, (item.proof, item.analysis)).score for c in result.completions]
+            ratings.append(mean_or_none(parsed))
+        return ratings
+
+
+class VerifierReward(RoleReward):
+    """R = R_format · (1 − |s' − s|) · R_meta for verifier rollouts (``reference`` is s)."""
+
+    __name__ = "verifier_reward"
+
+    async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str], proof: list[str],
+                       reference: list[float], log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+        texts = [completion_text(completion) for completion in completions]
+        scores = [own_score(text, VERIFIER_FORMAT, (proof_text,)) for text, proof_text in zip(texts, proof)]
+        stats = CallStats()
+        parsed_indices = [index for index, score in enumerate(scores) if score is not None]
+        ratings = await self.meta_ratings([MetaItem(problem[i], proof[i], texts[i]) for i in parsed_indices], stats)
+        rating_of = dict(zip(parsed_indices, ratings))
+        rewards: list[float | None] = []
+        for index, score in enumerate(scores):
+            if score is None:
+                rewards.append(verifier_reward(None, reference[index]))
+            elif rating_of[index] is None:
+                rewards.append(None)
+            else:
+                rewards.append(verifier_reward(score, reference[index], rating_of[index]))
+        parsed = [(score, ref) for score, ref in zip(scores, reference) if score is not None]
+        log_all(log_metric, {
+            "reward/format": fmean(score is not None for score in scores),
+            "format_failure_rate": fmean(score is None for score in scores),
+            "reward/score_agreement": fmean(1 - abs(s - r) for s, r in parsed) if parsed else None,
+            "reward/meta": mean_or_none([rating_of[i] for i in parsed_indices]),
+            "skipped": float(sum(reward is None for reward in rewards)),
+            **call_metrics("meta", stats, self.meta is not None),
+        })
+        return rewards
+
+
+class MetaVerifierReward(RoleReward):
+    """R = R_format · (1 − |ms' − ms|) for meta-verifier rollouts (``reference`` is ms)."""
+
+    __name__ = "meta_verifier_reward"
+
+    async def __call__(self, prompts: list[Any], completions: list[Any], proof: list[str], analysis: list[str],
+                       reference: list[float], log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+        ratings = [
+            own_score(completion_text(completion), META_FORMAT, (proof_text, analysis_text))
+            for completion, proof_text, analysis_text in zip(completions, proof, analysis)
+        ]
+        rewards: list[float | None] = [meta_verifier_reward(rating, ref) for rating, ref in zip(ratings, reference)]
+        parsed = [(rating, ref) for rating, ref in zip(ratings, reference) if rating is not None]
+        log_all(log_metric, {
+            "reward/format": fmean(rating is not None for rating in ratings),
+            "format_failure_rate": fmean(rating is None for rating in ratings),
+            "reward/rating_agreement": fmean(1 - abs(m - r) for m, r in parsed) if parsed else None,
+        })
+        return rewards
+
+
+class GeneratorReward(RoleReward):
+    """R = R_format(Y, Z) · (α · s + β · (1 − |s' − s|) · ms): the verifier scores Y, the meta-verifier rates Z."""
+
+    __name__ = "generator_reward"
+
+    async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str],
+                       log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+        assert self.verifier is not None, "the generator reward needs a verifier engine (attach the policy first)"
+        generated = [parse_generation(completion_text(completion)) for completion in completions]
+        formatted = [index for index, item in enumerate(generated) if item.format_ok]
+        verify_stats, meta_stats = CallStats(), CallStats()
+        prompts_y = [verification_messages(problem[i], generated[i].proof, self.prompts_dir) for i in formatted]
+        results = await self.verifier.generate(self.requests(prompts_y, self.settings.verify_samples), verify_stats)
+        proof_scores: dict[int, float | None] = {}
+        for index, result in zip(formatted, results):
+            proof_scores[index] = None if result is None else mean_or_none(
+                [parse_verdict(c.text, VERIFIER_FORMAT, c.finish_reason, (generated[index].proof,)).score for c in result.completions]
+            )
+        scored = [index for index in formatted if proof_scores[index] is not None]
+        ratings = await self.meta_ratings(
+            [MetaItem(problem[i], generated[i].proof, generated[i].self_evaluation.analysis) for i in scored], meta_stats
+        )
+        rating_of = dict(zip(scored, ratings))
+        rewards: list[float | None] = []
+        parts = []
+        for index, item in enumerate(generated):
+            if not item.format_ok:
+                rewards.append(0.0)
+            elif proof_scores[index] is None or rating_of[index] is None:
+                rewards.append(None)
+            else:
+                part = generator_reward(True, proof_scores[index], item.self_score, rating_of[index],
+                                        self.settings.alpha, self.settings.beta)
+                parts.append(part)
+                rewards.append(part.total)
+        log_all(log_metric, {
+            "reward/format": fmean(item.format_ok for item in generated),
+            "format_failure_rate": fmean(not item.format_ok for item in generated),
+            "reward/proof_score": fmean(part.proof_score for part in parts) if parts else None,
+            "reward/self_accuracy": fmean(part.self_accuracy for part in parts) if parts else None,
+            "self_score": mean_or_none([item.self_score for item in generated]),
+            "skipped": float(sum(reward is None for reward in rewards)),
+            **call_metrics("verifier", verify_stats, True),
+            **call_metrics("meta", meta_stats, self.meta is not None),
+        })
+        return rewards

@@ -1,0 +1,85 @@
+"""Training rows as TRL datasets: conversational prompts for GRPO, prompt + answer for SFT.
+
+GRPO rows keep the fields the reward needs beside the prompt (TRL passes extra columns
+to reward functions): the reference score or rating, and the problem, proof and analysis
+the prompt put under review (the parser needs them to ignore verdicts quoted from them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.base import ChatMessage
+from generator.prompt import generation_messages
+from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
+from training.role_data.rows import COLD_START_ANALYSES, COLD_START_RATINGS, TrainingRow
+from verifier.parse import VERIFIER_FORMAT
+from verifier.prompt import verification_messages
+
+
+def as_dicts(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
+    return [message.to_dict() for message in messages]
+
+
+def prompt_for(role: str, row: TrainingRow, prompts_dir: str | None = None) -> tuple[ChatMessage, ...]:
+    if role == "verifier":
+        return verification_messages(row.problem, row.proof, prompts_dir)
+    if role == "meta-verifier":
+        return meta_verification_messages(MetaItem(row.problem, row.proof, row.analysis), prompts_dir)
+    if role == "generator":
+        return generation_messages(row.problem, prompts_dir)
+    raise ValueError(f"no GRPO prompt for role {role!r}")
+
+
+def grpo_records(role: str, rows: Sequence[TrainingRow], prompts_dir: str | None = None) -> list[dict[str, Any]]:
+    """One record per row: ``prompt`` (chat messages) plus the reward's columns."""
+    records = []
+    for row in rows:
+        reference = row.score if role == "verifier" else row.rating if role == "meta-verifier" else None
+        records.append({
+            "prompt": as_dicts(prompt_for(role, row, prompts_dir)),
+            "row_id": row.id,
+            "problem": row.problem,
+            "proof": row.proof,
+            "analysis": row.analysis,
+            "reference": -1.0 if reference is None else reference,  # Arrow columns need one type; -1 = none
+        })
+    return records
+
+
+def verifier_answer(score: float) -> str:
+    """An answer in the verifier format with the given score and the cold-start analysis for it."""
+    return f"{VERIFIER_FORMAT.opener}\n{COLD_START_ANALYSES[score]}\n\n{VERIFIER_FORMAT.closers[0]} \\boxed{{{score:g}}}"
+
+
+def meta_answer(rating: float) -> str:
+    """An answer in the meta-verifier format with the given rating."""
+    return f"{META_FORMAT.opener}\n{COLD_START_RATINGS[rating]}\n\n{META_FORMAT.closers[0]} \\boxed{{{rating:g}}}"
+
+
+def generator_answer(proof: str, score: float) -> str:
+    """A solution followed by an honest self-evaluation giving the proof's reference score."""
+    return f"## Solution\n{proof.strip()}\n\n## Self Evaluation\n{verifier_answer(score)}"
+
+
+def sft_records(rows: Sequence[TrainingRow], formats: Sequence[str], prompts_dir: str | None = None) -> list[dict[str, Any]]:
+    """Prompt/completion conversations teaching the chosen output formats (TRL computes the loss on the completion).
+
+    verifier: the graded proof under review -> an analysis ending in its score; generator:
+    the problem -> the proof and an honest self-evaluation; meta-verifier: a rated analysis ->
+    a rating. Rows must carry what their formats need (``training.role_data.rows.read_rows``).
+    """
+    records = []
+    for row in rows:
+        answers = []
+        if "verifier" in formats and row.score is not None:
+            answers.append((verification_messages(row.problem, row.proof, prompts_dir), verifier_answer(row.score)))
+        if "generator" in formats and row.score is not None:
+            answers.append((generation_messages(row.problem, prompts_dir), generator_answer(row.proof, row.score)))
+        if "meta-verifier" in formats and row.rating is not None:
+            item = MetaItem(row.problem, row.proof, row.analysis)
+            answers.append((meta_verification_messages(item, prompts_dir), meta_answer(row.rating)))
+        for prompt, answer in answers:
+            records.append({"prompt": as_dicts(prompt), "completion": [{"role": "assistant", "content": answer}]})
+    return records

@@ -1,0 +1,150 @@
+"""Training rows for each role, read and checked before any model is loaded.
+
+    verifier        (problem, proof, reference score)      -> verification prompt
+    meta-verifier   (problem, proof, analysis, rating)     -> meta-verification prompt
+    generator       (problem)                              -> generation prompt
+    sft             (problem, proof, score)                -> prompt + a target answer in the
+                    (+ analysis, rating for meta-verifier)    verifier / generator / meta-verifier format
+
+Data comes from JSONL, CSV, Parquet, a ``datasets`` folder or a Hub dataset id, with the
+column names of ``DataSettings``. Any bad row (missing column, empty text, a score outside
+{0, 0.5, 1}) stops the run with its line number: training silently on part of a dataset
+would make results impossible to compare.
+
+Deliberate simplification of the SFT cold start: graded proofs carry a score but rarely a
+written critique, so the target analysis is a short fixed paragraph per score
+(``COLD_START_ANALYSES``; ``COLD_START_RATINGS`` for the meta-verifier). It teaches the
+output format and the score, not how to find errors; that is what RL is for.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data.errors import InputError
+from data.readers import detect_format, parse_score, parse_score_map, raw_rows
+from data.records import stable_id
+from training.config import DataSettings
+
+COLD_START_ANALYSES = {
+    1.0: "I checked each step against the problem statement. Every claim follows from the previous ones or from "
+         "standard facts, all cases are covered, and the argument proves exactly what was asked. I found no issues.",
+    0.5: "The argument is sound overall, but some steps are only asserted or sketched: details a complete proof must "
+         "give are omitted, or a minor error needs fixing. The main idea works.",
+    0.0: "The proof does not establish the claim: a key step is false or unjustified, or the argument does not "
+         "address what the problem asks. This is a fatal error, so the proof cannot be accepted.",
+}
+
+COLD_START_RATINGS = {
+    1.0: "Each defect the evaluation reports is real and accurately described, its summary of the proof is faithful, "
+         "and its score matches the defects it found.",
+    0.5: "The evaluation invents no defect, but it misses real problems or its score does not match what it found.",
+    0.0: "The defects the evaluation reports do not exist in the proof: its critique is unreasonable.",
+}
+
+
+@dataclass(frozen=True)
+class TrainingRow:
+    """One row of training data; which fields are set depends on the role."""
+
+    id: str
+    problem: str
+    proof: str = ""
+    score: float | None = None
+    analysis: str = ""
+    rating: float | None = None
+
+
+def rows_of(data: DataSettings) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
+    """Raw (line, row, error) triples from a local file/folder or a Hub dataset."""
+    if not data.path:
+        raise InputError("no training data: set data.path (a .jsonl/.csv/.parquet file, a datasets folder or a Hub id)")
+    path = Path(data.path).expanduser()
+    if path.exists():
+        yield from raw_rows(path, detect_format(path), data.split)
+        return
+    if data.path.count("/") != 1 or data.path.startswith((".", "/", "~")) or Path(data.path).suffix:
+        raise InputError(f"training data not found: {data.path}")
+    try:
+        import datasets
+
+        table = datasets.load_dataset(data.path, split=data.split)
+    except Exception as error:  # datasets raises many types when offline or the id is wrong
+        raise InputError(f"training data {data.path!r} is not a local path and could not be loaded from the Hub: "
+                         f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
+    for number, row in enumerate(table, start=1):
+        yield number, dict(row), None
+
+
+def _text(row: dict[str, Any], column: str, what: str) -> str:
+    if column not in row or row[column] is None:
+        raise ValueError(f"missing column {column!r} ({what})")
+    text = str(row[column])
+    if not text.strip():
+        raise ValueError(f"empty {what} in column {column!r}")
+    return text
+
+
+def _reference(row: dict[str, Any], column: str, score_map: tuple[tuple[str, float], ...], what: str) -> float:
+    if column not in row or row[column] is None or (isinstance(row[column], str) and not row[column].strip()):
+        raise ValueError(f"missing column {column!r} ({what})")
+    value = parse_score(row[column], score_map)
+    if isinstance(value, str):
+        raise ValueError(value)
+    assert value is not None
+    return value
+
+
+def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifier", "generator")) -> list[TrainingRow]:
+    """Every usable row for ``role``; InputError naming the first bad row, or if nothing is left.
+
+    For ``sft``, ``formats`` says which answers will be built: verifier and generator answers
+    need a score, meta-verifier answers an analysis and a rating.
+    """
+    needs_score = role == "verifier" or (role == "sft" and bool({"verifier", "generator"} & set(formats)))
+    needs_rating = role == "meta-verifier" or (role == "sft" and "meta-verifier" in formats)
+    score_map = parse_score_map(data.score_map)
+    rows: list[TrainingRow] = []
+    seen: set[str] = set()
+    for line, raw, error in rows_of(data):
+        where = f"{data.path}: row at line {line}"
+        if raw is None:
+            raise InputError(f"{where}: {error}")
+        try:
+            problem = _text(raw, data.problem_column, "problem")
+            proof = analysis = ""
+            score = rating = None
+            if role in ("verifier", "meta-verifier", "sft"):
+                proof = _text(raw, data.proof_column, "proof")
+            if needs_score:
+                score = _reference(raw, data.score_column, score_map, "score")
+            if needs_rating:
+                analysis = _text(raw, data.analysis_column, "analysis")
+                rating = _reference(raw, data.rating_column, (), "rating")
+        except ValueError as problem_error:
+            raise InputError(f"{where}: {problem_error}") from None
+        if data.max_proof_chars and max(len(proof), len(analysis)) > data.max_proof_chars:
+            continue
+        raw_id = raw.get(data.id_column)
+        row_id = str(raw_id) if raw_id not in (None, "") else stable_id(problem, proof, analysis)
+        if row_id in seen:
+            raise InputError(f"{where}: duplicate id {row_id!r}")
+        seen.add(row_id)
+        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating))
+    if not rows:
+        raise InputError(f"no usable rows in {data.path} (after max_proof_chars={data.max_proof_chars})")
+    return rows[: data.max_rows] if data.max_rows else rows
+
+
+def split_holdout(rows: Sequence[TrainingRow], holdout: int, seed: int) -> tuple[list[TrainingRow], list[TrainingRow]]:
+    """(training rows, held-out rows): ``holdout`` rows picked by a seeded shuffle."""
+    if holdout >= len(rows):
+        raise InputError(f"data.holdout={holdout} leaves no training rows out of {len(rows)}")
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    held = set(order[:holdout])
+    return [row for index, row in enumerate(rows) if index not in held], [rows[index] for index in sorted(held)]
