@@ -42,7 +42,7 @@ def run(mode: str, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "--run-dir", str(run_dir), "--model", args.model, "--max-steps", str(args.steps), "--json",
         "--set", f"async_rl.lockstep={'true' if mode == 'lockstep' else 'false'}",
         "--set", f"async_rl.max_off_policy_steps={args.max_off_policy}",
-        "--set", f"grpo.group_size={args.group_size}", "--set", f"grpo.max_completion_length={args.max_tokens}",
+        "--set", f"grpo.group_size={args.group_size}", "--set", f"rollouts.max_tokens={args.max_tokens}",
         "--set", f"grpo.save_steps={args.steps + 1}",
     ]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True)

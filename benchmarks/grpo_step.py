@@ -25,6 +25,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from collections.abc import Sequence
 from contextlib import ExitStack
 from functools import partial
@@ -74,15 +75,24 @@ def measure(mode: str, model: str, steps: int, scratch: Path, scorer: Any, befor
 
     from training.role_data.rows import read_rows
     from training.trainers.grpo import build_trainer
-    from training.config import DataSettings, GRPOSettings, ModelSettings, RewardSettings, TrainConfig
+    from training.config import (
+        DataSettings,
+        GRPOSettings,
+        ModelSettings,
+        RewardSettings,
+        SamplingSettings,
+        TrainConfig,
+        scoring_defaults,
+    )
 
     config = TrainConfig(
         run_dir=str(scratch / mode),
         model=ModelSettings(name=model, lora=True),
         data=DataSettings(path=str(REPO / "data" / "bundled" / "graded_parity.jsonl"), max_rows=64),
-        grpo=GRPOSettings(group_size=4, prompts_per_step=2, max_steps=steps + 1, max_completion_length=128,
-                          save_steps=10_000, learning_rate=1e-5),
-        rewards=RewardSettings(verifier="engine", meta="engine", verify_samples=2, meta_samples=1, max_tokens=96),
+        grpo=GRPOSettings(group_size=4, prompts_per_step=2, max_steps=steps + 1, save_steps=10_000, learning_rate=1e-5),
+        rollouts=SamplingSettings(max_tokens=128),
+        rewards=RewardSettings(verifier="engine", meta="engine", verify_samples=2, meta_samples=1),
+        scoring=replace(scoring_defaults(), max_tokens=96),
         scorer=scorer,
     )
     rows = read_rows(config.data, "generator")

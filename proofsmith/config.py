@@ -125,19 +125,49 @@ def toml_key(name: str) -> str:
     return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
 
 
-def _build(cls: type, values: dict[str, Any], where: str) -> Any:
-    """Instantiate dataclass ``cls`` from a (possibly nested) dict, rejecting unknown keys."""
+MOVED: dict[str, str] = {
+    "grpo.max_completion_length": "rollouts.max_tokens",
+    "grpo.temperature": "rollouts.temperature",
+    "rewards.max_tokens": "scoring.max_tokens",
+    "rewards.temperature": "scoring.temperature",
+    "loop.max_tokens": "rollouts.max_tokens (the proofs the loop samples) and scoring.max_tokens (its verifications)",
+}
+"""Settings that moved, so an old config fails with a pointer to the new name instead of a bare "unknown"."""
+
+
+def _section_default(cls: type, name: str) -> Any:
+    """The default value of field ``name`` of dataclass ``cls`` (a section's own defaults, from its factory)."""
+    for item in dataclasses.fields(cls):
+        if item.name == name:
+            if item.default_factory is not dataclasses.MISSING:
+                return item.default_factory()
+            return None if item.default is dataclasses.MISSING else item.default
+    return None
+
+
+def _build(cls: type, values: dict[str, Any], where: str, defaults: Any = None) -> Any:
+    """Instantiate dataclass ``cls`` from a (possibly nested) dict, rejecting unknown keys.
+
+    Fields not given keep ``defaults``' values when given: a section whose parent declares
+    its own defaults (``field(default_factory=lambda: Settings(temperature=0.7))``) keeps
+    them when a config sets only some of its fields.
+    """
     types_by_name = {toml_key(name): annotation for name, annotation in _field_types(cls).items()}
     unknown = sorted(set(values) - set(types_by_name))
     if unknown:
+        moved = MOVED.get(f"{where}{unknown[0]}")
+        if moved:
+            raise InputError(f"setting {where}{unknown[0]} is now {moved}")
         raise InputError(f"unknown setting {where}{unknown[0]!r}; known: {', '.join(sorted(types_by_name))}")
     arguments: dict[str, Any] = {}
+    if defaults is not None:
+        arguments = {item.name: getattr(defaults, item.name) for item in dataclasses.fields(cls) if item.init}
     for name, value in values.items():
         annotation = types_by_name[name]
         if dataclasses.is_dataclass(annotation):
             if not isinstance(value, dict):
                 raise InputError(f"{where}{name} must be a table")
-            arguments[field_name(name)] = _build(annotation, value, f"{where}{name}.")
+            arguments[field_name(name)] = _build(annotation, value, f"{where}{name}.", _section_default(cls, field_name(name)))
         else:
             arguments[field_name(name)] = _coerce(value, annotation, f"{where}{name}")
     try:

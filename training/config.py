@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.config import EngineConfig
+from engine.config import EngineConfig, SamplingConfig
 from training.auto_labeling.config import LabelConfig
 
 ROLES: tuple[str, ...] = ("verifier", "meta-verifier", "generator", "sft", "loop")
@@ -29,6 +29,36 @@ def mark_complete(run_dir: Path) -> None:
 LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
 VERIFIER_SOURCES: tuple[str, ...] = ("reference", "policy", "engine")
 SCORE_SOURCES: tuple[str, ...] = (*VERIFIER_SOURCES, "none")
+
+
+@dataclass
+class SamplingSettings:
+    """How one role samples during training. Every stage that generates names its role's settings
+    (``[rollouts]`` or ``[scoring]``); none borrows another's."""
+
+    max_tokens: int = 256
+    """Most new tokens per completion."""
+    temperature: float = 1.0
+    """Sampling temperature (0: greedy)."""
+    top_p: float = 1.0
+    """Nucleus sampling mass (1: the whole vocabulary)."""
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be >= 1")
+        if self.temperature < 0:
+            raise ValueError("temperature must be >= 0")
+        if not 0 < self.top_p <= 1:
+            raise ValueError("top_p must be in (0, 1]")
+
+    def requests_sampling(self, seed: int | None) -> SamplingConfig:
+        """These settings as engine sampling, with ``seed`` (None: not reproducible)."""
+        return SamplingConfig(temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens, seed=seed)
+
+
+def scoring_defaults() -> SamplingSettings:
+    """``[scoring]``'s defaults: the sampling of `proofsmith verify` (temperature 0.7, top_p 0.95)."""
+    return SamplingSettings(temperature=0.7, top_p=0.95)
 
 
 @dataclass
@@ -110,10 +140,6 @@ class GRPOSettings:
     """PPO-style clip range of the probability ratio."""
     max_prompt_tokens: int = 1536
     """Prompts longer than this are skipped when the dataset is built."""
-    max_completion_length: int = 256
-    """Tokens generated per rollout."""
-    temperature: float = 1.0
-    """Sampling temperature of rollouts."""
     scale_rewards: str = "group"
     """Advantage scaling: group, batch or none."""
     gradient_accumulation_steps: int = 1
@@ -130,7 +156,7 @@ class GRPOSettings:
     """Seed of sampling and data order."""
 
     def __post_init__(self) -> None:
-        for name in ("group_size", "prompts_per_step", "max_steps", "max_completion_length", "save_steps",
+        for name in ("group_size", "prompts_per_step", "max_steps", "save_steps",
                      "gradient_accumulation_steps", "max_prompt_tokens"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
@@ -184,10 +210,6 @@ class RewardSettings:
     """Verifier samples per generator rollout; s is their mean."""
     meta_samples: int = 1
     """Meta-verifier samples per analysis; the rating is their mean."""
-    max_tokens: int = 256
-    """Tokens per verifier / meta-verifier answer while scoring rollouts."""
-    temperature: float = 0.7
-    """Sampling temperature while scoring rollouts."""
     retries: int = 2
     """Extra attempts of a scoring call that fails; after them the rollout is skipped, never scored 0."""
 
@@ -198,7 +220,7 @@ class RewardSettings:
             raise ValueError(f"verifier must be one of {', '.join(VERIFIER_SOURCES)}")
         if self.meta not in SCORE_SOURCES:
             raise ValueError(f"meta must be one of {', '.join(SCORE_SOURCES)}")
-        for name in ("verify_samples", "meta_samples", "max_tokens"):
+        for name in ("verify_samples", "meta_samples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
         if self.retries < 0:
@@ -225,11 +247,9 @@ class LoopSettings:
     """From iteration 2, label sampled proofs with the `label` pipeline ([label] settings) and add the labeled ones to the verifier data."""
     rft_min_score: float = 1.0
     """Rejection fine-tuning keeps sampled proofs the verifier scores at least this, and analyses that match their reference score."""
-    max_tokens: int = 256
-    """Tokens per sampled proof or analysis in those stages."""
 
     def __post_init__(self) -> None:
-        for name in ("iterations", "sample_problems", "proofs_per_problem", "max_tokens"):
+        for name in ("iterations", "sample_problems", "proofs_per_problem"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
         if self.rft_min_score not in (0.0, 0.5, 1.0):
@@ -297,8 +317,12 @@ class TrainConfig:
     """GRPO (TRL GRPOTrainer) settings."""
     sft: SFTSettings = field(default_factory=SFTSettings)
     """Supervised cold start (TRL SFTTrainer) settings."""
+    rollouts: SamplingSettings = field(default_factory=SamplingSettings)
+    """How the trained model samples: its GRPO rollouts (synchronous and async), and the proofs `train loop` samples for labeling and rejection fine-tuning."""
     rewards: RewardSettings = field(default_factory=RewardSettings)
     """How rollouts are scored."""
+    scoring: SamplingSettings = field(default_factory=lambda: scoring_defaults())
+    """How verifier and meta-verifier answers are sampled when they score rollouts, and the verifications and labels inside `train loop`."""
     scorer: EngineConfig = field(default_factory=EngineConfig)
     """Engine that verifies / meta-verifies rollouts when rewards.verifier or rewards.meta is 'engine'."""
     loop: LoopSettings = field(default_factory=LoopSettings)
@@ -313,10 +337,12 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if not self.run_dir:
             raise ValueError("run_dir must not be empty")
-        longest = self.grpo.max_prompt_tokens + self.grpo.max_completion_length
+        longest = self.grpo.max_prompt_tokens + self.rollouts.max_tokens
         if self.async_ and not self.async_rl.servers and longest > self.async_rl.server_max_model_len:
-            raise ValueError(f"grpo.max_prompt_tokens + grpo.max_completion_length = {longest} does not fit "
+            raise ValueError(f"grpo.max_prompt_tokens + rollouts.max_tokens = {longest} does not fit "
                              f"async_rl.server_max_model_len = {self.async_rl.server_max_model_len}")
+        if self.async_ and self.rollouts.top_p != 1.0:
+            raise ValueError("async GRPO's importance ratio compares full-vocabulary probabilities: rollouts.top_p must be 1")
         if self.async_ and self.async_rl.queue_size < self.grpo.group_size:
             raise ValueError(f"async_rl.queue_size = {self.async_rl.queue_size} must hold a whole group "
                              f"(grpo.group_size = {self.grpo.group_size})")

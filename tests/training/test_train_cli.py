@@ -156,8 +156,8 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     measured = ("--set", "data.max_rows=4", "--set", "data.holdout=1") if role == "verifier" else ()
     result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
                  "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
-                 "--max-completion-length", str(completion_tokens), "--learning-rate", "1e-4",
-                 "--set", "grpo.save_steps=1", "--set", "rewards.max_tokens=96", "--set", "grpo.prompts_per_step=1", *measured)
+                 "--max-tokens", str(completion_tokens), "--learning-rate", "1e-4",
+                 "--set", "grpo.save_steps=1", "--set", "scoring.max_tokens=96", "--set", "grpo.prompts_per_step=1", *measured)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 1 and "reward" in summary
@@ -209,7 +209,6 @@ generator_data = "{graded}"
 sample_problems = 2
 proofs_per_problem = 1
 auto_label = true
-max_tokens = 24
 [sft]
 max_steps = 2
 batch_size = 2
@@ -217,9 +216,10 @@ max_length = 256
 [grpo]
 group_size = 2
 max_steps = 1
-max_completion_length = 12
 save_steps = 1
-[rewards]
+[rollouts]
+max_tokens = 12
+[scoring]
 max_tokens = 12
 [label]
 n = 2

@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from data.errors import EngineUnavailableError
-from training.rewards.role_rewards import GeneratorReward
 from training.async_rl.server_pool import ServerPool
+from training.config import TrainConfig
+from training.rewards.role_rewards import GeneratorReward
 
 logger = logging.getLogger(__name__)
 
@@ -103,35 +104,21 @@ class VersionedQueue(queue.Queue):
 
 
 class RolloutOrchestrator:
-    def __init__(
-        self,
-        records: Sequence[dict[str, Any]],
-        tokenizer: Any,
-        pool: ServerPool,
-        reward: GeneratorReward,
-        run_dir: Path,
-        *,
-        model_name: str,
-        group_size: int,
-        max_tokens: int,
-        temperature: float,
-        max_inflight_groups: int,
-        max_off_policy_steps: int,
-        queue_size: int,
-        probe_s: float,
-        request_timeout_s: float,
-        scale_rewards: bool = True,
-        lockstep_groups: int = 0,
-        first_group: int = 0,
-        seed: int = 0,
-    ) -> None:
+    def __init__(self, records: Sequence[dict[str, Any]], tokenizer: Any, pool: ServerPool, reward: GeneratorReward,
+                 config: TrainConfig, *, model_name: str, first_group: int = 0) -> None:
+        """Roll out ``records`` on ``pool`` as ``config`` says: ``[grpo]`` (group size, advantage scaling,
+        seed), ``[rollouts]`` (sampling), ``[async_rl]`` (in-flight groups, staleness bound, queue,
+        probes, timeouts, lockstep); logs go to ``config.run_dir``. Group numbers start at ``first_group``."""
         if not records:
             raise ValueError("no prompts to roll out")
+        grpo, settings, run_dir = config.grpo, config.async_rl, Path(config.run_dir)
         self.records, self.tokenizer, self.pool, self.reward = list(records), tokenizer, pool, reward
-        self.group_size, self.max_tokens, self.temperature = group_size, max_tokens, temperature
-        self.max_inflight_groups, self.probe_s, self.request_timeout_s = max_inflight_groups, probe_s, request_timeout_s
-        self.scale_rewards, self.seed = scale_rewards, seed
-        self.lockstep_groups = lockstep_groups
+        self.group_size, self.sampling = grpo.group_size, config.rollouts
+        self.max_inflight_groups, self.probe_s, self.request_timeout_s = (
+            settings.max_inflight_groups, settings.server_probe_s, settings.request_timeout_s)
+        self.scale_rewards, self.seed = grpo.scale_rewards == "group", grpo.seed
+        self.lockstep_groups = (grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps
+                                if settings.lockstep else 0)
         """When > 0: launch exactly this many groups per policy version, after its push (synchronous RL)."""
         self._launched: dict[int, int] = {}
         """Lockstep: groups launched at each version."""
@@ -139,7 +126,8 @@ class RolloutOrchestrator:
         self.version = 0
         self.metrics_queue: queue.Queue = queue.Queue()
         self.rollout_log, self.trained_log = JsonlLog(run_dir / "rollouts.jsonl"), JsonlLog(run_dir / "trained.jsonl")
-        self.rollout_buffer = VersionedQueue(queue_size, max_off_policy_steps, lambda: self.version, self.metrics_queue, self.trained_log)
+        self.rollout_buffer = VersionedQueue(settings.queue_size, settings.max_off_policy_steps, lambda: self.version,
+                                             self.metrics_queue, self.trained_log)
         self.model_name = model_name
         """The name the pool's servers serve the policy under."""
         self._prompt_ids = [self._encode(record["prompt"]) for record in self.records]
@@ -260,8 +248,8 @@ class RolloutOrchestrator:
         """(version at launch, choices) from the first server that answers; retried until one does."""
         import httpx
 
-        body = {"model": self.model_name, "prompt": prompt_ids, "n": self.group_size, "max_tokens": self.max_tokens,
-                "temperature": self.temperature, "top_p": 1.0, "logprobs": 0, "return_token_ids": True,
+        body = {"model": self.model_name, "prompt": prompt_ids, "n": self.group_size, "max_tokens": self.sampling.max_tokens,
+                "temperature": self.sampling.temperature, "top_p": self.sampling.top_p, "logprobs": 0, "return_token_ids": True,
                 "seed": self.seed * 1_000_003 + group}
         while not self._stop.is_set():
             url = self.pool.pick()

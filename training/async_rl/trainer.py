@@ -22,7 +22,7 @@ one trainer process the trainer iterates the plain loader instead (``QueueReadin
 so a batch leaves the queue when its step starts; several processes need accelerate's
 dispatcher, and there the bound is checked one micro-batch early (lockstep is refused).
 
-The run directory is ``training.trainers.grpo``'s plus ``rollouts.jsonl`` (every scored rollout)
+The run directory is ``training.trainers.setup``'s plus ``rollouts.jsonl`` (every scored rollout)
 and ``trained.jsonl`` (every sample the trainer took, with its version and the trainer's).
 """
 
@@ -40,7 +40,8 @@ from transformers import TrainerCallback
 from engine.weight_push import WeightFolders
 from training.role_data.rows import TrainingRow
 from training.async_rl.server_pool import ServerPool, served_model
-from training.config import TrainConfig, mark_complete
+from training.config import TrainConfig
+from training.trainers.setup import common_arguments
 
 logger = logging.getLogger(__name__)
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # we use TRL's experimental async trainer knowingly
@@ -183,25 +184,25 @@ def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[
     sources = scoring_sources("generator", config)
     engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size, reference_in_trainer=False)
     clients = stage_clients(sources, {"policy": pool_engine, **engines}, config.rewards.retries)
-    reward = GeneratorReward(config.rewards, verifier=clients["verifier"], meta=clients.get("meta"), prompts_dir=config.prompts_dir or None)
+    reward = GeneratorReward(config.rewards, verifier=clients["verifier"], meta=clients.get("meta"),
+                             prompts_dir=config.prompts_dir or None, sampling=config.scoring)
     return reward, engines
 
 
-def trainer_args(config: TrainConfig, first_server: str, on_gpu: bool) -> Any:
+def trainer_args(config: TrainConfig, first_server: str) -> Any:
     from trl.experimental.async_grpo import AsyncGRPOConfig
 
-    grpo, settings = config.grpo, config.async_rl
+    grpo, settings, rollouts = config.grpo, config.async_rl, config.rollouts
     return AsyncGRPOConfig(
-        output_dir=str(Path(config.run_dir) / "checkpoints"), per_device_train_batch_size=grpo.group_size * grpo.prompts_per_step,
+        **common_arguments(config, grpo.save_steps),
+        per_device_train_batch_size=grpo.group_size * grpo.prompts_per_step,
         gradient_accumulation_steps=grpo.gradient_accumulation_steps, num_generations=grpo.group_size,
-        max_completion_length=grpo.max_completion_length, temperature=grpo.temperature, learning_rate=grpo.learning_rate,
+        max_completion_length=rollouts.max_tokens, temperature=rollouts.temperature, learning_rate=grpo.learning_rate,
         max_steps=grpo.max_steps, epsilon=grpo.epsilon, max_staleness=settings.max_off_policy_steps,
         weight_sync_steps=settings.weight_sync_steps,
         token_budget=0,  # fixed batches of per_device_train_batch_size samples (a budget would ask the server its length)
         vllm_server_base_url=first_server,  # only TRL's NCCL transfer talks to it
-        heartbeat_stale_after_s=max(600.0, settings.request_timeout_s), logging_steps=1, save_steps=grpo.save_steps,
-        save_total_limit=2, report_to=["tensorboard"], seed=grpo.seed, bf16=config.model.bf16 and on_gpu,
-        use_cpu=not on_gpu, dataloader_num_workers=0,
+        heartbeat_stale_after_s=max(600.0, settings.request_timeout_s),
     )
 
 
@@ -213,22 +214,25 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     from transformers import AutoTokenizer
 
     from data.errors import InputError
-    from training.trainers.grpo import fitting_records, last_checkpoint, lora_config, model_location, save_final
-    from training.role_data.records import grpo_records
     from training.async_rl.orchestrator import RolloutOrchestrator
-    from training.trainers.metrics import MetricsFile, plot_rewards
     from training.rewards.scoring_engines import close_all
+    from training.trainers.setup import (
+        finish,
+        grpo_dataset_records,
+        lora_config,
+        metrics_callback,
+        model_location,
+        resume,
+        save_final,
+    )
 
-    run_dir, settings, grpo = Path(config.run_dir), config.async_rl, config.grpo
+    run_dir, settings = Path(config.run_dir), config.async_rl
     location = model_location(config.model.name)
     tokenizer = AutoTokenizer.from_pretrained(location)
-    records = fitting_records(grpo_records("generator", rows, config.prompts_dir or None), tokenizer, grpo.max_prompt_tokens)
-    if not records:
-        raise InputError(f"every training prompt is longer than grpo.max_prompt_tokens={grpo.max_prompt_tokens}")
+    records = grpo_dataset_records("generator", config, rows, tokenizer)
     if settings.lockstep and PartialState().num_processes > 1:
         raise InputError("async_rl.lockstep needs one trainer process: accelerate's multi-process loader reads a batch ahead")
-    on_gpu = torch.cuda.is_available()
-    if not on_gpu:
+    if not torch.cuda.is_available():
         adapt_to_cpu()
     servers = [] if settings.servers else start_local_servers(config, location, run_dir)
     scoring_engines: dict[str, Any] = {}
@@ -238,34 +242,23 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
         pool.wait_all_healthy(300.0)
         model_name = served_model(urls[0])
         reward, scoring_engines = pool_reward(config, urls, model_name)
-        groups_per_version = grpo.prompts_per_step * grpo.gradient_accumulation_steps * settings.weight_sync_steps
-        worker = RolloutOrchestrator(
-            records, tokenizer, pool, reward, run_dir, model_name=model_name, group_size=grpo.group_size,
-            max_tokens=grpo.max_completion_length, temperature=grpo.temperature, max_inflight_groups=settings.max_inflight_groups,
-            max_off_policy_steps=settings.max_off_policy_steps, queue_size=settings.queue_size,
-            probe_s=settings.server_probe_s, request_timeout_s=settings.request_timeout_s,
-            scale_rewards=grpo.scale_rewards == "group", lockstep_groups=groups_per_version if settings.lockstep else 0,
-            first_group=first_new_group(run_dir / "rollouts.jsonl"), seed=grpo.seed,
-        )
+        worker = RolloutOrchestrator(records, tokenizer, pool, reward, config, model_name=model_name,
+                                     first_group=first_new_group(run_dir / "rollouts.jsonl"))
         transfer = None if settings.weight_transfer == "nccl" else PoolWeightTransfer(
             pool, WeightFolders(Path(settings.push_dir) / run_dir.name if settings.push_dir else None), worker.metrics_queue)
-        os.environ["TENSORBOARD_LOGGING_DIR"] = str(run_dir / "tensorboard")
         trainer_class = queue_reading_trainer()
         trainer = trainer_class(
-            model=location, args=trainer_args(config, urls[0], on_gpu), train_dataset=Dataset.from_list(records),
+            model=location, args=trainer_args(config, urls[0]), train_dataset=Dataset.from_list(records),
             processing_class=tokenizer, peft_config=lora_config(config), rollout_worker=worker, weight_transfer=transfer,
-            callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), MetricsFile(run_dir / "metrics.jsonl")],
+            callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), metrics_callback(config)],
         )
-        trainer.train(resume_from_checkpoint=last_checkpoint(run_dir / "checkpoints"))
-        final = run_dir / "final"
-        save_final(trainer, tokenizer, final)
+        resume(trainer, config)
+        save_final(trainer, tokenizer, run_dir / "final")
     finally:
         close_all(scoring_engines)
         for server in servers:
             server.stop()
-    plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"async GRPO generator: {config.model.name}")
-    mark_complete(run_dir)
-    return final
+    return finish(config, "async GRPO generator")
 
 
 class StepTimer(TrainerCallback):

@@ -114,9 +114,13 @@ class Loop:
                                 batch_size=self.config.scorer.batch_size)
         return create_engine(settings, Workload(self.config.loop.sample_problems * self.config.loop.proofs_per_problem, 0))
 
-    def sampling(self) -> SamplingConfig:
-        return SamplingConfig(temperature=self.config.rewards.temperature, max_tokens=self.config.loop.max_tokens,
-                              seed=self.config.grpo.seed)
+    def proof_sampling(self) -> SamplingConfig:
+        """Proofs are sampled as the policy samples its rollouts (``[rollouts]``)."""
+        return self.config.rollouts.requests_sampling(self.config.grpo.seed)
+
+    def verification_sampling(self) -> SamplingConfig:
+        """Verifications and labels are sampled as rewards score rollouts (``[scoring]``)."""
+        return self.config.scoring.requests_sampling(self.config.grpo.seed)
 
     def samples(self, iteration: int, engine: Any) -> list[dict[str, Any]]:
         """Proofs sampled from the current model, each verified once by it (cached in samples.json)."""
@@ -126,7 +130,7 @@ class Loop:
         loop, prompts_dir = self.config.loop, self.config.prompts_dir or None
         problems = [row.problem for row in self.rows("generator", loop.generator_data)][: loop.sample_problems]
         prompts = [generation_messages(problem, prompts_dir) for problem in problems]
-        results = engine.generate(make_requests(prompts, self.sampling(), n=loop.proofs_per_problem))
+        results = engine.generate(make_requests(prompts, self.proof_sampling(), n=loop.proofs_per_problem))
         drafts = [
             {"problem": problem, "completion": completion.text, "proof": parsed.proof, "self_score": parsed.self_score}
             for problem, result in zip(problems, results)
@@ -134,7 +138,7 @@ class Loop:
             for parsed in [parse_generation(completion.text, completion.finish_reason)]
             if parsed.format_ok
         ]
-        verifications = verify_proofs(engine, [(d["problem"], d["proof"]) for d in drafts], 1, self.sampling(), prompts_dir) if drafts else []
+        verifications = verify_proofs(engine, [(d["problem"], d["proof"]) for d in drafts], 1, self.verification_sampling(), prompts_dir) if drafts else []
         for draft, verification in zip(drafts, verifications):
             draft["verifier_score"] = verification.mean_score
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -151,7 +155,7 @@ class Loop:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.touch()
         if unique:
-            run_labeling(engine, unique, out, self.config.label, self.sampling(), self.config.prompts_dir or None)
+            run_labeling(engine, unique, out, self.config.label, self.verification_sampling(), self.config.prompts_dir or None)
 
     def labeled_rows(self, iteration: int) -> list[TrainingRow]:
         """Proofs the label pipeline gave a label to, as verifier training rows."""
@@ -169,7 +173,7 @@ class Loop:
         ]
         graded = self.rows("verifier", loop.verifier_data)[: loop.sample_problems]
         verifications = verify_proofs(engine, [(row.problem, row.proof) for row in graded], loop.proofs_per_problem,
-                                      self.sampling(), prompts_dir)
+                                      self.verification_sampling(), prompts_dir)
         for row, verification in zip(graded, verifications):
             for analysis in verification.analyses:
                 if analysis.score is not None and analysis.score == row.score:

@@ -20,13 +20,12 @@ from statistics import fmean
 from typing import Any
 
 from engine.base import GenerationRequest
-from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from generator.parse import parse_generation
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
 from training.rewards.scoring_engines import CallStats, ScoringClient
-from training.config import RewardSettings
+from training.config import RewardSettings, SamplingSettings, scoring_defaults
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.prompt import verification_messages
 
@@ -73,8 +72,10 @@ class RoleReward:
     __name__ = "reward"
 
     def __init__(self, settings: RewardSettings, verifier: ScoringClient | None = None, meta: ScoringClient | None = None,
-                 prompts_dir: str | None = None) -> None:
+                 prompts_dir: str | None = None, sampling: SamplingSettings | None = None) -> None:
         self.settings, self.verifier, self.meta, self.prompts_dir = settings, verifier, meta, prompts_dir
+        self.sampling = sampling or scoring_defaults()
+        """How scoring answers are sampled (``[scoring]``)."""
         self.waiting: dict[str, str] = {}
         """Roles ('verifier', 'meta') the trained model itself serves, each with its source ('policy' or 'reference'); ``attach`` fills them."""
 
@@ -85,8 +86,7 @@ class RoleReward:
                 setattr(self, role, client)
 
     def requests(self, prompts: Sequence[Any], samples: int) -> list[GenerationRequest]:
-        sampling = SamplingConfig(temperature=self.settings.temperature, max_tokens=self.settings.max_tokens, seed=None)
-        return make_requests(prompts, sampling, n=samples)
+        return make_requests(prompts, self.sampling.requests_sampling(seed=None), n=samples)
 
     async def meta_ratings(self, items: Sequence[MetaItem], stats: CallStats) -> list[float | None]:
         """Mean parsed rating per analysis; 1.0 each when no meta-verifier is configured; None when unavailable."""

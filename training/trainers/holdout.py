@@ -1,4 +1,5 @@
-"""Agreement of a verifier or meta-verifier checkpoint with held-out reference scores.
+"""Agreement of a verifier or meta-verifier checkpoint with held-out reference scores, measured
+before and after a training run.
 
 One greedy sample per held-out row (temperature 0, so before/after compare the models, not
 the dice), scored exactly like ``proofsmith verify`` / ``meta-verify`` parse it. A sample
@@ -7,7 +8,9 @@ without a score counts as a disagreement and is also reported as a format failur
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 from statistics import fmean
 from typing import Any
 
@@ -47,3 +50,34 @@ def agreement(model: str, role: str, rows: Sequence[TrainingRow], max_tokens: in
         "predicted": {("none" if score is None else f"{score:g}"): predicted.count(score)
                       for score in sorted(set(predicted), key=lambda value: -1 if value is None else value)},
     }
+
+
+MEASURED_TRAINING_ROWS = 32
+"""Training rows scored before and after a verifier or meta-verifier run (the first ones)."""
+AGREEMENT_SETS = ("holdout", "training_rows")
+"""Row sets measured before and after: ``RUN/<name>_before.json`` and ``RUN/<name>_after.json``."""
+
+
+def measured_sets(rows: Sequence[TrainingRow], held_out: Sequence[TrainingRow]) -> dict[str, list[TrainingRow]]:
+    """The held-out rows (does it generalise?) and the first training rows (did it learn what it was rewarded for?)."""
+    return {"holdout": list(held_out), "training_rows": list(rows[:MEASURED_TRAINING_ROWS])}
+
+
+def write_agreements(run_dir: Path, when: str, model: str, role: str, sets: dict[str, list[TrainingRow]],
+                     max_tokens: int, prompts_dir: str | None) -> None:
+    """``RUN/<set>_<when>.json`` for each set; a 'before' file already there (a resumed run) is kept."""
+    for name, rows in sets.items():
+        path = run_dir / f"{name}_{when}.json"
+        if when == "before" and path.exists():
+            continue
+        path.write_text(json.dumps({"model": model, **agreement(model, role, rows, max_tokens, prompts_dir)}), encoding="utf-8")
+
+
+def agreement_summary(run_dir: Path) -> dict[str, Any]:
+    """{set: {'before', 'after'}} for every set measured at both ends of the run."""
+    summary = {}
+    for name in AGREEMENT_SETS:
+        before, after = run_dir / f"{name}_before.json", run_dir / f"{name}_after.json"
+        if before.exists() and after.exists():
+            summary[name] = {"before": json.loads(before.read_text()), "after": json.loads(after.read_text())}
+    return summary

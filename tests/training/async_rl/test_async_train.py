@@ -48,12 +48,14 @@ path = "{data}"
 [grpo]
 group_size = 2
 max_steps = {steps}
-max_completion_length = 16
 learning_rate = 1e-4
 save_steps = 1
 [rewards]
 # the pool scores too, so a killed server also cuts scoring calls
 verifier = "policy"
+[rollouts]
+max_tokens = 16
+[scoring]
 max_tokens = 16
 [async_rl]
 {pool}

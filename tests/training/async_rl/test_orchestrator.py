@@ -18,6 +18,7 @@ from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 from engine.vllm_server import free_port
 from training.async_rl.orchestrator import JsonlLog, RolloutOrchestrator, VersionedQueue, group_advantages
 from training.async_rl.server_pool import ServerPool
+from training.config import AsyncSettings, GRPOSettings, SamplingSettings, TrainConfig
 
 
 def sample(version: int, group: int = 0) -> RolloutSample:
@@ -68,17 +69,22 @@ class ScriptedTokenizer:
         return [7, 8, 9]
 
 
-def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep_groups: int = 0) -> RolloutOrchestrator:
+def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep: bool = False,
+                          prompts_per_step: int = 1) -> RolloutOrchestrator:
     """An orchestrator whose server and reward are scripted (the real ones: test_async_train.py)."""
 
     async def reward(prompts, completions, **_):
         return rewards
 
+    config = TrainConfig(
+        run_dir=str(tmp_path), rollouts=SamplingSettings(max_tokens=4),
+        grpo=GRPOSettings(group_size=len(rewards), prompts_per_step=prompts_per_step),
+        async_=True, async_rl=AsyncSettings(max_inflight_groups=2, max_off_policy_steps=1, queue_size=8, server_probe_s=0.1,
+                                            request_timeout_s=5.0, lockstep=lockstep),
+    )
     orchestrator = RolloutOrchestrator(
         [{"prompt": [{"role": "user", "content": "Prove it."}], "problem": "P"}], ScriptedTokenizer(),
-        ServerPool([f"http://127.0.0.1:{free_port()}/v1"]), reward, tmp_path, model_name="m", group_size=len(rewards),
-        max_tokens=4, temperature=1.0, max_inflight_groups=2, max_off_policy_steps=1, queue_size=8, probe_s=0.1,
-        request_timeout_s=5.0, lockstep_groups=lockstep_groups,
+        ServerPool([f"http://127.0.0.1:{free_port()}/v1"]), reward, config, model_name="m",
     )
     choices = [{"text": f"proof {index}", "token_ids": [1, 2], "logprobs": {"token_logprobs": [-0.5, -0.25]}}
                for index in range(len(rewards))]
@@ -103,7 +109,8 @@ def test_an_unscored_rollout_stays_in_its_group_with_no_reward_and_no_advantage(
 
 
 def test_lockstep_launches_one_step_of_groups_per_version(tmp_path: Path) -> None:
-    orchestrator = scripted_orchestrator(tmp_path, [1.0, 0.0], lockstep_groups=2)
+    orchestrator = scripted_orchestrator(tmp_path, [1.0, 0.0], lockstep=True, prompts_per_step=2)
+    assert orchestrator.lockstep_groups == 2  # a step's groups: prompts_per_step x accumulation x pushes per sync
     assert [orchestrator._may_launch(0) for _ in range(3)] == [True, True, False]
     assert orchestrator._may_launch(1) and orchestrator._may_launch(1) and not orchestrator._may_launch(1)
     orchestrator.stop()

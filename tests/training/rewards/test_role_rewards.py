@@ -21,7 +21,7 @@ from data.errors import EngineUnavailableError, PromptTooLongError
 from engine.base import ChatMessage, Completion, Engine, GenerationRequest, GenerationResult, StreamingEngine
 from training.rewards.role_rewards import GeneratorReward, MetaVerifierReward, VerifierReward, completion_text
 from training.rewards.scoring_engines import CallStats, ScoringClient
-from training.config import RewardSettings
+from training.config import RewardSettings, SamplingSettings
 
 VERIFY = ("Here is my evaluation of the solution:\n{note}\n"
           "Based on my evaluation, the final overall score should be: \\boxed{{{score}}}")
@@ -286,8 +286,9 @@ def test_verifier_reward_with_every_format_failure() -> None:
 def test_verifier_reward_multiplies_by_the_mean_meta_rating(engine_type: type[ScriptedEngine]) -> None:
     engine = engine_type(meta={"note-A": [meta("1"), meta("0.5")], "note-B": [meta("0")],
                                "note-C": ["I cannot decide."], "note-D": [meta("1"), "no rating"]})
-    settings = RewardSettings(meta="engine", meta_samples=2, temperature=0.3, max_tokens=77)
-    reward = VerifierReward(settings, meta=ScoringClient(engine, retries=1))
+    settings = RewardSettings(meta="engine", meta_samples=2)
+    sampling = SamplingSettings(max_tokens=77, temperature=0.3, top_p=0.9)
+    reward = VerifierReward(settings, meta=ScoringClient(engine, retries=1), sampling=sampling)
     metrics = Collector()
     texts = [verify("1", "note-A"), verify("0", "note-B"), verify("0.5", "note-C"), "no verdict note-E",
              verify("0.5", "note-D")]
@@ -298,7 +299,7 @@ def test_verifier_reward_multiplies_by_the_mean_meta_rating(engine_type: type[Sc
     sent = engine.requests_sent()
     assert len(sent) == 4
     assert not any("note-E" in r.messages[-1].content for r in sent)
-    assert all(r.n == 2 and r.temperature == 0.3 and r.max_tokens == 77 for r in sent)
+    assert all(r.n == 2 and r.temperature == 0.3 and r.top_p == 0.9 and r.max_tokens == 77 for r in sent)  # [scoring], stated
     assert all(PROBLEM.split()[-2] in r.messages[-1].content for r in sent)
     if engine_type is ScriptedEngine:
         assert len(engine.calls) == 1
