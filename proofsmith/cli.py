@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from data.errors import ProofsmithError
 from proofsmith import __version__
+from proofsmith.offline import stay_offline
 from training.config import TrainConfig
 from proofsmith.options import (
     ENGINE_FLAGS,
@@ -140,6 +141,7 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    stay_offline()
     args = build_parser().parse_args(argv)
     from proofsmith.commands.common import quiet_libraries
 

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from proofsmith.offline import stay_offline
+
 REPO = Path(__file__).resolve().parents[1]
+
+# Tests that train or load models in this process are held to the CLI's defaults too.
+stay_offline()
 
 
 @pytest.fixture(scope="session")

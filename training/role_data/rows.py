@@ -74,8 +74,11 @@ def rows_of(data: DataSettings) -> Iterator[tuple[int, dict[str, Any] | None, st
 
         table = datasets.load_dataset(data.path, split=data.split)
     except Exception as error:  # datasets raises many types when offline or the id is wrong
+        from engine.model_store import hub_offline
+
+        hint = " (proofsmith works offline by default: set HF_HUB_OFFLINE=0 to download it)" if hub_offline() else ""
         raise InputError(f"training data {data.path!r} is not a local path and could not be loaded from the Hub: "
-                         f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
+                         f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}{hint}") from None
     for number, row in enumerate(table, start=1):
         yield number, dict(row), None
 

@@ -320,6 +320,7 @@ def test_a_hub_id_that_cannot_be_loaded_is_an_input_error(tmp_path: Path, monkey
         list(rows_of(DataSettings(path="someone/nothing")))
     assert "'someone/nothing'" in str(error.value)
     assert "could not be loaded from the Hub" in str(error.value)
+    assert str(error.value).endswith("(proofsmith works offline by default: set HF_HUB_OFFLINE=0 to download it)")
     assert "\n" not in str(error.value)
 
 
