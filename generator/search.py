@@ -17,7 +17,6 @@ pool of the complete rounds, drops the lines of a round in flight, and continues
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from engine.base import Engine
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from data.atomic import write_text_atomic
+from data.jsonl import JsonlWriter, read_jsonl, write_jsonl
 from generator.config import SearchConfig
 from generator.parse import parse_generation
 from generator.prompt import generation_messages, refinement_messages
@@ -124,24 +124,15 @@ class SearchState:
                 self.pool_path.write_text("", encoding="utf-8")
             return [], 0
         completed = json.loads(self.state_path.read_text(encoding="utf-8"))["completed_rounds"]
-        pool, kept = [], []
-        for line in self.pool_path.read_bytes().splitlines():
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                continue
-            if record["round"] < completed:
-                pool.append(Candidate.from_record(record))
-                kept.append(line)
-        self.pool_path.write_bytes(b"".join(line + b"\n" for line in kept))
-        return pool, completed
+        kept = [record for record in read_jsonl(self.pool_path) if record["round"] < completed]
+        write_jsonl(self.pool_path, kept)  # without the round in flight, nor a line cut off by a kill
+        return [Candidate.from_record(record) for record in kept], completed
 
     def append_round(self, candidates: list[Candidate], round_number: int) -> None:
-        with open(self.pool_path, "a", encoding="utf-8") as handle:
+        with JsonlWriter(self.pool_path) as writer:
             for candidate in candidates:
-                handle.write(json.dumps(candidate.to_record(), ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+                writer.write(candidate.to_record())
+            writer.sync()  # the pool is on disk before state.json says the round is complete
         write_text_atomic(self.state_path, json.dumps({"completed_rounds": round_number + 1}))
 
 

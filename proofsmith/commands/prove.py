@@ -13,7 +13,7 @@ from data.inputs import read_text
 from engine.auto import Workload
 from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
 from proofsmith.config import config_dict
-from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, Flag
+from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS
 from proofsmith.run_files import JsonlRecorder, check_output_path
 
 if TYPE_CHECKING:
@@ -32,10 +32,7 @@ def read_problem(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.search:
-        # In search mode --verify-samples is the pool's N, not refinement feedback's.
-        setattr(args, "search.verify_samples", getattr(args, "prove.verify_samples"))
-        setattr(args, "prove.verify_samples", None)
-        config = config_from_args(args, PROVE_FLAGS + SEARCH_FLAGS + (Flag("--verify-samples", "search.verify_samples"),))
+        config = config_from_args(args, PROVE_FLAGS + SEARCH_FLAGS, SEARCH_MODE_PATHS)
     else:
         config = config_from_args(args, PROVE_FLAGS)
     if args.dry_run:
