@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data.records import stable_id
+from data.records import mean_score, stable_id
 from engine.base import Engine
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
@@ -30,7 +30,8 @@ from data.atomic import write_text_atomic
 from data.jsonl import JsonlWriter, read_jsonl, write_jsonl
 from generator.config import SearchConfig
 from generator.parse import parse_generation
-from generator.prompt import generation_messages, refinement_messages
+from generator.final_proof import FinalProof
+from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.verification import verify_proofs
 
 ROUND_SEED_STRIDE = 1_000_003
@@ -59,8 +60,7 @@ class Candidate:
 
     @property
     def mean_score(self) -> float | None:
-        valid = [score for score in self.scores if score is not None]
-        return sum(valid) / len(valid) if valid else None
+        return mean_score(self.scores)
 
     def passes_all(self, verify_samples: int) -> bool:
         return len(self.analyses) == verify_samples and all(score == 1.0 for score in self.scores)
@@ -103,10 +103,8 @@ def top_k(pool: list[Candidate], k: int) -> list[Candidate]:
 
 def quoted_analyses(candidate: Candidate, limit: int, order: str) -> list[tuple[str, float | None]]:
     """The (analysis, score) pairs a refinement prompt quotes, issue-finding first unless ``order='sampled'``."""
-    analyses = list(candidate.analyses)
-    if order == "issues-first":
-        analyses.sort(key=lambda analysis: 2.0 if analysis["score"] is None else analysis["score"])
-    return [(analysis["analysis"], analysis["score"]) for analysis in analyses[:limit]]
+    quoted = [(analysis["analysis"], analysis["score"]) for analysis in candidate.analyses]
+    return (issues_first(quoted) if order == "issues-first" else quoted)[:limit]
 
 
 class SearchState:
@@ -206,3 +204,20 @@ def _run_round(
 
 def best(pool: list[Candidate]) -> Candidate | None:
     return next(iter(ranked(pool)), None)
+
+
+def full_passes(pool: list[Candidate], verify_samples: int) -> list[str]:
+    """Ids of the proofs every one of their ``verify_samples`` verifications scored 1."""
+    return [candidate.id for candidate in pool if candidate.passes_all(verify_samples)]
+
+
+def final_proof(pool: list[Candidate], config: SearchConfig) -> FinalProof:
+    """The search's answer: its best proof (:func:`best`), the rounds run and the tokens of the whole pool."""
+    winner = best(pool)
+    stopped = "full pass" if config.stop_at_full_pass and full_passes(pool, config.verify_samples) else "round limit"
+    rounds = max((candidate.round for candidate in pool), default=-1) + 1
+    tokens = sum(candidate.completion_tokens for candidate in pool)
+    if winner is None:
+        return FinalProof("", "", None, None, ("the pool holds no proof",), rounds, stopped, tokens)
+    return FinalProof(winner.proof, winner.self_evaluation, winner.self_score, winner.mean_score, winner.format_errors,
+                      rounds, stopped, tokens)
