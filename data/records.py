@@ -6,7 +6,9 @@ Scores are always one of {0, 0.5, 1}; a record holding anything else cannot be b
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import fmean
 
 ALLOWED_SCORES: tuple[float, ...] = (0.0, 0.5, 1.0)
 
@@ -19,6 +21,12 @@ def check_score(value: float | None, what: str = "score", allow_none: bool = Tru
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) not in ALLOWED_SCORES:
         raise ValueError(f"{what} must be one of 0, 0.5, 1; got {value!r}")
+
+
+def mean_score(scores: Sequence[float | None]) -> float | None:
+    """The mean of the scores that parsed; None when none did (a format failure is never averaged in as 0)."""
+    parsed = [score for score in scores if score is not None]
+    return fmean(parsed) if parsed else None
 
 
 def stable_id(*parts: str) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from data.records import ALLOWED_SCORES, check_score
+from data.records import ALLOWED_SCORES, check_score, mean_score
 
 SCALE: tuple[float, ...] = ALLOWED_SCORES
 """The score scale in matrix order: 0, 0.5, 1."""
@@ -53,12 +53,6 @@ class VerifiedItem:
 def valid_scores(samples: Sequence[float | None]) -> list[float]:
     """The samples that parsed, in order."""
     return [score for score in samples if score is not None]
-
-
-def mean_score(samples: Sequence[float | None]) -> float | None:
-    """Mean of the valid samples; None when there is none."""
-    scores = valid_scores(samples)
-    return sum(scores) / len(scores) if scores else None
 
 
 def majority_score(samples: Sequence[float | None]) -> float | None:

@@ -44,30 +44,16 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
     """The final proof of one problem and how it was reached."""
     started = time.perf_counter()
     if mode == "search":
-        from generator.search import best, search
+        from generator.search import final_proof, search
 
         search_dir.mkdir(parents=True, exist_ok=True)
-        pool = search(engine, problem.problem, search_settings, sampling, search_dir, prompts_dir)
-        winner = best(pool)
-        proved = {
-            "proof": winner.proof if winner else "", "self_score": winner.self_score if winner else None,
-            "verifier_mean": winner.mean_score if winner else None,
-            "format_errors": list(winner.format_errors) if winner else ["the pool holds no proof"],
-            "rounds": max((candidate.round for candidate in pool), default=-1) + 1,
-            "completion_tokens": sum(candidate.completion_tokens for candidate in pool),
-        }
+        final = final_proof(search(engine, problem.problem, search_settings, sampling, search_dir, prompts_dir),
+                            search_settings)
     else:
         from generator.refine import refine as run_refine
 
-        result = run_refine(engine, problem.problem, refine, sampling, prompts_dir)
-        final = result.best
-        proved = {
-            "proof": final.parsed.proof, "self_score": final.parsed.self_score,
-            "verifier_mean": final.verification.mean_score if final.verification else None,
-            "format_errors": list(final.parsed.all_format_errors), "rounds": result.rounds_used,
-            "completion_tokens": sum(round_.completion_tokens for thread in result.threads for round_ in thread),
-        }
-    return {**proved, "prove_s": round(time.perf_counter() - started, 2)}
+        final = run_refine(engine, problem.problem, refine, sampling, prompts_dir).final_proof()
+    return {**final.to_dict(), "prove_s": round(time.perf_counter() - started, 2)}
 
 
 def _disagreement(points: int | None, equivalent: bool | None) -> str | None:

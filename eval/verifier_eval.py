@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from data.atomic import write_text_atomic
-from data.errors import InputError
+from data.jsonl import read_jsonl
 from eval.metrics import AgreementReport, VerifiedItem, agreement, agreement_by_sample_count, sample_counts
 from eval.report import write_verifier_report
 
@@ -84,19 +84,15 @@ class VerifierEvaluation:
 
 
 def read_records(path: Path, ids: Sequence[str]) -> list[dict[str, Any]]:
-    """The records of ``ids`` in ``path``, in the order of ``ids`` (first record per id; missing ids skipped)."""
+    """The records of ``ids`` in ``path``, in the order of ``ids`` (first record per id; missing ids skipped).
+
+    A cut-off last line is skipped and any other bad line is an error naming it (``data.jsonl``).
+    """
     wanted = set(ids)
     found: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputError(f"{path} line {number} is not JSON") from None
-            if record.get("id") in wanted and record["id"] not in found:
-                found[record["id"]] = record
+    for record in read_jsonl(path):
+        if record.get("id") in wanted and record["id"] not in found:
+            found[record["id"]] = record
     return [found[item_id] for item_id in ids if item_id in found]
 
 

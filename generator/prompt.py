@@ -15,6 +15,12 @@ def generation_messages(problem: str, prompts_dir: str | Path | None = None) -> 
     return load_template("generate", PROMPTS_DIR, prompts_dir).render({"problem": fence(problem, "problem")})
 
 
+def issues_first(evaluations: Sequence[tuple[str, float | None]]) -> list[tuple[str, float | None]]:
+    """(analysis, score) pairs reordered for a refinement prompt: those finding issues first (0, then 0.5,
+    then 1, then unscored); equal scores keep their order."""
+    return sorted(evaluations, key=lambda evaluation: 2.0 if evaluation[1] is None else evaluation[1])
+
+
 def format_evaluations(evaluations: Sequence[tuple[str, float | None]]) -> str:
     """Quote each (analysis, score) in its own fence, numbered, with its score stated outside it."""
     if not evaluations:

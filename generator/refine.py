@@ -23,7 +23,8 @@ from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from generator.config import RefineConfig
 from generator.parse import GeneratedProof, parse_generation
-from generator.prompt import generation_messages, refinement_messages
+from generator.final_proof import FinalProof
+from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.verification import Verification, verify_proofs
 
 ROUND_SEED_STRIDE = 100_003  # keeps seeds of different rounds and threads apart
@@ -58,10 +59,8 @@ class Round:
         if self.verification is None:
             verdict = self.parsed.self_evaluation
             return [(verdict.analysis, verdict.score)] if verdict.analysis else []
-        ranked = sorted(
-            self.verification.analyses, key=lambda analysis: 2.0 if analysis.score is None else analysis.score
-        )
-        return [(analysis.verdict.analysis or analysis.text, analysis.score) for analysis in ranked[:limit]]
+        quoted = [(analysis.verdict.analysis or analysis.text, analysis.score) for analysis in self.verification.analyses]
+        return issues_first(quoted)[:limit]
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -102,6 +101,16 @@ class RefineResult:
     @property
     def rounds_used(self) -> int:
         return len(self.threads[self.best.thread])
+
+    def final_proof(self) -> FinalProof:
+        """The best thread's last proof, its rounds, and the tokens of every round of every thread."""
+        best = self.best
+        return FinalProof(
+            best.parsed.proof, best.parsed.self_evaluation.analysis, best.parsed.self_score,
+            best.verification.mean_score if best.verification else None, best.parsed.all_format_errors,
+            self.rounds_used, "score 1" if best.feedback_score == 1.0 else "round limit",
+            sum(round_.completion_tokens for thread in self.threads for round_ in thread),
+        )
 
 
 def _rank(round_: Round) -> float:

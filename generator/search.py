@@ -17,20 +17,21 @@ pool of the complete rounds, drops the lines of a round in flight, and continues
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data.records import stable_id
+from data.records import mean_score, stable_id
 from engine.base import Engine
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from data.atomic import write_text_atomic
+from data.jsonl import JsonlWriter, read_jsonl, write_jsonl
 from generator.config import SearchConfig
 from generator.parse import parse_generation
-from generator.prompt import generation_messages, refinement_messages
+from generator.final_proof import FinalProof
+from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.verification import verify_proofs
 
 ROUND_SEED_STRIDE = 1_000_003
@@ -59,8 +60,7 @@ class Candidate:
 
     @property
     def mean_score(self) -> float | None:
-        valid = [score for score in self.scores if score is not None]
-        return sum(valid) / len(valid) if valid else None
+        return mean_score(self.scores)
 
     def passes_all(self, verify_samples: int) -> bool:
         return len(self.analyses) == verify_samples and all(score == 1.0 for score in self.scores)
@@ -103,10 +103,8 @@ def top_k(pool: list[Candidate], k: int) -> list[Candidate]:
 
 def quoted_analyses(candidate: Candidate, limit: int, order: str) -> list[tuple[str, float | None]]:
     """The (analysis, score) pairs a refinement prompt quotes, issue-finding first unless ``order='sampled'``."""
-    analyses = list(candidate.analyses)
-    if order == "issues-first":
-        analyses.sort(key=lambda analysis: 2.0 if analysis["score"] is None else analysis["score"])
-    return [(analysis["analysis"], analysis["score"]) for analysis in analyses[:limit]]
+    quoted = [(analysis["analysis"], analysis["score"]) for analysis in candidate.analyses]
+    return (issues_first(quoted) if order == "issues-first" else quoted)[:limit]
 
 
 class SearchState:
@@ -124,24 +122,15 @@ class SearchState:
                 self.pool_path.write_text("", encoding="utf-8")
             return [], 0
         completed = json.loads(self.state_path.read_text(encoding="utf-8"))["completed_rounds"]
-        pool, kept = [], []
-        for line in self.pool_path.read_bytes().splitlines():
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                continue
-            if record["round"] < completed:
-                pool.append(Candidate.from_record(record))
-                kept.append(line)
-        self.pool_path.write_bytes(b"".join(line + b"\n" for line in kept))
-        return pool, completed
+        kept = [record for record in read_jsonl(self.pool_path) if record["round"] < completed]
+        write_jsonl(self.pool_path, kept)  # without the round in flight, nor a line cut off by a kill
+        return [Candidate.from_record(record) for record in kept], completed
 
     def append_round(self, candidates: list[Candidate], round_number: int) -> None:
-        with open(self.pool_path, "a", encoding="utf-8") as handle:
+        with JsonlWriter(self.pool_path) as writer:
             for candidate in candidates:
-                handle.write(json.dumps(candidate.to_record(), ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+                writer.write(candidate.to_record())
+            writer.sync()  # the pool is on disk before state.json says the round is complete
         write_text_atomic(self.state_path, json.dumps({"completed_rounds": round_number + 1}))
 
 
@@ -215,3 +204,20 @@ def _run_round(
 
 def best(pool: list[Candidate]) -> Candidate | None:
     return next(iter(ranked(pool)), None)
+
+
+def full_passes(pool: list[Candidate], verify_samples: int) -> list[str]:
+    """Ids of the proofs every one of their ``verify_samples`` verifications scored 1."""
+    return [candidate.id for candidate in pool if candidate.passes_all(verify_samples)]
+
+
+def final_proof(pool: list[Candidate], config: SearchConfig) -> FinalProof:
+    """The search's answer: its best proof (:func:`best`), the rounds run and the tokens of the whole pool."""
+    winner = best(pool)
+    stopped = "full pass" if config.stop_at_full_pass and full_passes(pool, config.verify_samples) else "round limit"
+    rounds = max((candidate.round for candidate in pool), default=-1) + 1
+    tokens = sum(candidate.completion_tokens for candidate in pool)
+    if winner is None:
+        return FinalProof("", "", None, None, ("the pool holds no proof",), rounds, stopped, tokens)
+    return FinalProof(winner.proof, winner.self_evaluation, winner.self_score, winner.mean_score, winner.format_errors,
+                      rounds, stopped, tokens)

@@ -7,6 +7,7 @@ precedence stays: defaults < ``--config`` TOML < flags < ``--set section.key=val
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,15 +132,20 @@ def add_flags(parser: argparse.ArgumentParser, flags: tuple[Flag, ...], title: s
         )
 
 
-def overrides_from(namespace: argparse.Namespace, flags: tuple[Flag, ...]) -> dict[str, Any]:
-    """The nested dict of the flags the user actually gave."""
+SEARCH_MODE_PATHS: dict[str, str] = {"prove.verify_samples": "search.verify_samples"}
+"""Flags that set another field when the prover searches: ``--verify-samples`` is then the pool's N."""
+
+
+def overrides_from(namespace: argparse.Namespace, flags: tuple[Flag, ...],
+                   renamed: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The nested dict of the flags the user actually gave; ``renamed`` sends a flag's value to another field."""
     nested: dict[str, Any] = {}
     for flag in flags:
         value = getattr(namespace, flag.path, None)
         if value is None:
             continue
         cursor = nested
-        parts = flag.path.split(".")
+        parts = (renamed or {}).get(flag.path, flag.path).split(".")
         for part in parts[:-1]:
             cursor = cursor.setdefault(part, {})
         cursor[parts[-1]] = value

@@ -8,15 +8,15 @@ records it finished in ``PATH.partial`` and no file at ``PATH``.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
+from data.jsonl import JsonlWriter
 from proofsmith.config import read_toml, resolve_config, to_toml
 
 CONFIG_NAME = "config.toml"
@@ -39,28 +39,24 @@ def check_output_path(path: str | Path) -> Path:
 
 
 class JsonlRecorder:
+    """A fresh :class:`data.jsonl.JsonlWriter` on ``PATH.partial`` that becomes ``PATH`` on :meth:`commit`."""
+
     def __init__(self, path: str | Path) -> None:
         self.path = check_output_path(path)
         self.partial_path = self.path.with_name(self.path.name + ".partial")
-        self._handle: IO[str] | None = open(self.partial_path, "w", encoding="utf-8")
+        self._writer = JsonlWriter(self.partial_path, truncate=True)
 
     def write(self, record: dict[str, Any]) -> None:
-        assert self._handle is not None, "recorder already closed"
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        self._writer.write(record)
 
     def commit(self) -> Path:
         """Close and move the finished file into place."""
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        self._writer.close()
         os.replace(self.partial_path, self.path)
         return self.path
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        self._writer.close()
 
     def __enter__(self) -> JsonlRecorder:
         return self

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import fmean
 from typing import Any
 
+from data.records import mean_score
 from engine.base import Completion, Engine, GenerationResult
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
@@ -59,8 +59,7 @@ class Verification:
 
     @property
     def mean_score(self) -> float | None:
-        scores = self.scores
-        return fmean(scores) if scores else None
+        return mean_score(self.scores)
 
     @property
     def format_failures(self) -> int:

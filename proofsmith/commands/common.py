@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from engine.auto import Workload
@@ -15,8 +16,8 @@ from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
 
 
-def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...]) -> Config:
-    overrides = overrides_from(args, ENGINE_FLAGS + flags)
+def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed: Mapping[str, str] | None = None) -> Config:
+    overrides = overrides_from(args, ENGINE_FLAGS + flags, renamed)
     return resolve_config(args.config, overrides, args.set)
 
 

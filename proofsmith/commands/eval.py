@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
-from engine.auto import Workload
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, overrides_from
 from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
+from proofsmith.workloads import label_workload
 
 VERIFIER_IDENTITY = (
     "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.samples", "eval_verifier.meta",
@@ -75,20 +75,19 @@ def run_verifier(args: argparse.Namespace) -> int:
         return write_dry_run(out, config)
     from tqdm import tqdm
 
-    from training.auto_labeling.pipeline import finished_ids, run_labeling
+    from data.jsonl import resume_ids
+    from training.auto_labeling.pipeline import run_labeling
     from training.auto_labeling.config import LabelConfig
 
     items_path = out / ITEMS_NAME
-    done = finished_ids(items_path)
+    done = resume_ids(items_path)
     proofs = [grade.to_proof_item() for grade in selected]
     pending = [proof for proof in proofs if proof.id not in done]
     engine_info = previous_engine(out, config)
     if pending:
         label = LabelConfig(n=settings.samples, m=settings.meta, k=1, confirm_rating=settings.confirm_rating,
                             majority=settings.majority, chunk_size=settings.chunk_size)
-        workload = Workload(settings.chunk_size * settings.samples,
-                            len(pending) * settings.samples * (1 + settings.meta) * config.sampling.max_tokens)
-        engine = open_engine(config, workload)  # a bad model fails here, before anything is written
+        engine = open_engine(config, label_workload(label, len(pending), config.sampling.max_tokens))  # a bad model fails here, before anything is written
         try:
             out.mkdir(exist_ok=True)
             write_text_atomic(out / CONFIG_NAME, to_toml(config))

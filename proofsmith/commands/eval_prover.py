@@ -23,13 +23,15 @@ from typing import Any
 from data.atomic import write_text_atomic
 from data.errors import InputError
 from data.records import stable_id
-from engine.auto import Workload
 from engine.base import Engine
 from engine.config import EngineConfig, SamplingConfig
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, resolve_config, to_toml
-from proofsmith.options import ENGINE_FLAGS, EVAL_PROVER_FLAGS, PROVE_FLAGS, SEARCH_FLAGS, Flag, overrides_from
+from proofsmith.options import (
+    ENGINE_FLAGS, EVAL_PROVER_FLAGS, PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS, Flag, overrides_from,
+)
 from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
+from proofsmith.workloads import grader_workload, refine_workload, search_workload
 
 PROVER_IDENTITY = (
     "eval_prover.data", "eval_prover.format", "eval_prover.mode", "prove.max_rounds", "prove.samples", "prove.feedback",
@@ -44,13 +46,15 @@ PROVER_IDENTITY = (
 
 def resolve_prover_config(args: argparse.Namespace) -> Config:
     flags: tuple[Flag, ...] = ENGINE_FLAGS + EVAL_PROVER_FLAGS + PROVE_FLAGS + SEARCH_FLAGS
-    overrides = overrides_from(args, flags)
-    mode = overrides.get("eval_prover", {}).get("mode")
-    if mode == "search" and "verify_samples" in overrides.get("prove", {}):
-        # As in `prove --search`: --verify-samples is then the pool's N.
-        overrides.setdefault("search", {})["verify_samples"] = overrides["prove"].pop("verify_samples")
-    overrides.setdefault("eval_prover", {})["data"] = str(Path(args.data).absolute())
-    return resolve_config(args.config, overrides, args.set)
+
+    def resolved(renamed: dict[str, str] | None) -> Config:
+        overrides = overrides_from(args, flags, renamed)
+        overrides.setdefault("eval_prover", {})["data"] = str(Path(args.data).absolute())
+        return resolve_config(args.config, overrides, args.set)
+
+    config = resolved(None)
+    # As in `prove --search`, whether the mode came from --mode, the TOML or --set.
+    return resolved(SEARCH_MODE_PATHS) if config.eval_prover.mode == "search" else config
 
 
 def grader_engine_config(config: Config) -> EngineConfig | None:
@@ -71,18 +75,6 @@ def grader_sampling(config: Config) -> SamplingConfig:
                           max_tokens=grader.max_tokens, seed=config.sampling.seed)
 
 
-def prover_workload(config: Config, problems: int) -> Workload:
-    if config.eval_prover.mode == "search":
-        search = config.search
-        generated = search.pool + search.rounds * search.top_k * search.samples_per_pair
-        return Workload(max(search.pool, search.top_k * search.samples_per_pair) * search.verify_samples,
-                        problems * generated * (1 + search.verify_samples) * config.sampling.max_tokens)
-    prove = config.prove
-    per_round = 1 + (prove.verify_samples if prove.feedback == "verifier" else 0)
-    return Workload(prove.samples * (prove.verify_samples if prove.feedback == "verifier" else 1),
-                    problems * prove.samples * prove.max_rounds * per_round * config.sampling.max_tokens)
-
-
 def run_prover(args: argparse.Namespace) -> int:
     config = resolve_prover_config(args)
     settings = config.eval_prover
@@ -98,9 +90,9 @@ def run_prover(args: argparse.Namespace) -> int:
     selected = chosen[: settings.max_items] if settings.max_items else chosen
     if args.dry_run:
         return write_dry_run(out, config)
-    from training.auto_labeling.pipeline import finished_ids
+    from data.jsonl import resume_ids
 
-    done = finished_ids(out / ITEMS_NAME)
+    done = resume_ids(out / ITEMS_NAME)
     pending = [problem for problem in selected if problem.id not in done]
     engines: dict[str, Any] = {}
     if pending:
@@ -112,20 +104,23 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
     """Prove, mark and check every pending problem, one flushed record each; the engines used."""
     from tqdm import tqdm
 
+    from data.jsonl import JsonlWriter
     from eval.prover_eval import evaluate_problem, prove_problem
 
     settings = config.eval_prover
-    prover = open_engine(config, prover_workload(config, len(pending)))  # a bad model fails here, before anything is written
+    workload = (search_workload(config.search, config.sampling.max_tokens, len(pending)) if settings.mode == "search"
+                else refine_workload(config.prove, config.sampling.max_tokens, len(pending)))
+    prover = open_engine(config, workload)  # a bad model fails here, before anything is written
     grader: Engine = prover
     try:
         grader_config = grader_engine_config(config)
         if grader_config is not None:
             grader = open_engine(replace(config, engine=grader_config),
-                                 Workload(config.grader.samples, len(pending) * config.grader.samples * config.grader.max_tokens))
+                                 grader_workload(config.grader, len(pending)))
         out.mkdir(exist_ok=True)
         write_text_atomic(out / CONFIG_NAME, to_toml(config))
         prompts_dir = config.prompts_dir or None
-        with open(out / ITEMS_NAME, "a", encoding="utf-8") as items, \
+        with JsonlWriter(out / ITEMS_NAME) as items, \
                 tqdm(total=total, initial=total - len(pending), desc="problems", unit="problem", file=sys.stderr,
                      disable=None) as progress:
             for problem in pending:
@@ -133,9 +128,7 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
                                        out / "search" / safe_name(problem.id), prompts_dir)
                 record = evaluate_problem(problem, proved, grader, config.grader.samples, grader_sampling(config),
                                           prompts_dir, settings.answer_time_limit)
-                items.write(json.dumps({**record, "prover": engine_record(prover), "grader": engine_record(grader)},
-                                       ensure_ascii=False) + "\n")
-                items.flush()
+                items.write({**record, "prover": engine_record(prover), "grader": engine_record(grader)})
                 progress.update(1)
                 progress.set_postfix(points=record["points"])
     finally:

@@ -10,10 +10,10 @@ from typing import Any
 
 from data.errors import InputError
 from data.readers import ColumnMap, parse_score_map, read_items
-from engine.auto import Workload
 from proofsmith.commands.common import open_engine, print_dry_run, config_from_args
 from proofsmith.options import LABEL_FLAGS
 from proofsmith.run_files import check_output_path
+from proofsmith.workloads import label_workload
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,13 +37,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"no usable rows in {args.input}")
     from tqdm import tqdm
 
-    from training.auto_labeling.pipeline import finished_ids, run_labeling, summarize
+    from data.jsonl import resume_ids
+    from training.auto_labeling.pipeline import run_labeling, summarize
 
-    done = finished_ids(out)
+    done = resume_ids(out)
     already = len(done & {item.id for item in items})
-    parallel = settings.chunk_size * settings.n
-    tokens = len(items) * settings.n * (1 + settings.m) * config.sampling.max_tokens
-    engine = open_engine(config, Workload(parallel, tokens))
+    engine = open_engine(config, label_workload(settings, len(items), config.sampling.max_tokens))
     try:
         with tqdm(total=len(items), initial=already, desc="labeled", unit="proof", file=sys.stderr, disable=None) as progress:
             run_labeling(engine, items, out, settings, config.sampling, config.prompts_dir or None, progress.update, done)

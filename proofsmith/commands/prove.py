@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from data.errors import InputError
 from data.inputs import read_text
-from engine.auto import Workload
 from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
 from proofsmith.config import config_dict
-from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, Flag
+from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS
 from proofsmith.run_files import JsonlRecorder, check_output_path
+from proofsmith.workloads import refine_workload
 
 if TYPE_CHECKING:
     from generator.refine import RefineResult, Round
@@ -32,10 +32,7 @@ def read_problem(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.search:
-        # In search mode --verify-samples is the pool's N, not refinement feedback's.
-        setattr(args, "search.verify_samples", getattr(args, "prove.verify_samples"))
-        setattr(args, "prove.verify_samples", None)
-        config = config_from_args(args, PROVE_FLAGS + SEARCH_FLAGS + (Flag("--verify-samples", "search.verify_samples"),))
+        config = config_from_args(args, PROVE_FLAGS + SEARCH_FLAGS, SEARCH_MODE_PATHS)
     else:
         config = config_from_args(args, PROVE_FLAGS)
     if args.dry_run:
@@ -53,14 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from generator.refine import refine
 
     settings = config.prove
-    verifying = settings.feedback == "verifier"
-    per_round = 1 + (settings.verify_samples if verifying else 0)
-    workload = Workload(
-        settings.samples * (settings.verify_samples if verifying else 1),
-        settings.samples * settings.max_rounds * per_round * config.sampling.max_tokens,
-    )
     started = time.perf_counter()
-    engine = open_engine(config, workload)
+    engine = open_engine(config, refine_workload(settings, config.sampling.max_tokens))
     recorder = JsonlRecorder(args.out) if args.out else None
     try:
         if recorder:
@@ -92,22 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summarize(result: RefineResult, feedback: str, elapsed_s: float, engine: dict[str, Any]) -> dict[str, Any]:
-    best = result.best
-    verification = best.verification
-    return {
-        "proof": best.parsed.proof,
-        "self_evaluation": best.parsed.self_evaluation.analysis,
-        "self_score": best.parsed.self_score,
-        "verifier_mean": verification.mean_score if verification else None,
-        "feedback": feedback,
-        "thread": best.thread,
-        "rounds": result.rounds_used,
-        "stopped": "score 1" if best.feedback_score == 1.0 else "round limit",
-        "format_errors": list(best.parsed.all_format_errors),
-        "total_completion_tokens": sum(r.completion_tokens for thread in result.threads for r in thread),
-        "elapsed_s": round(elapsed_s, 2),
-        **engine,
-    }
+    """The final proof (``generator.final_proof``), with the feedback, the winning thread, time and engine."""
+    return {**result.final_proof().to_dict(), "feedback": feedback, "thread": result.best.thread,
+            "elapsed_s": round(elapsed_s, 2), **engine}
 
 
 def print_summary(summary: dict[str, Any]) -> None:

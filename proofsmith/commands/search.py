@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from data.errors import InputError
-from engine.auto import Workload
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, to_toml
+from proofsmith.workloads import search_workload
 
 
 def run_directory(path: str | None) -> Path:
@@ -30,19 +30,14 @@ def run_directory(path: str | None) -> Path:
 def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
     from tqdm import tqdm
 
-    from generator.search import best, search
+    from generator.search import best, final_proof, full_passes, search
 
     directory = run_directory(args.out)
     settings = config.search
     (directory / "config.toml").write_text(to_toml(config), encoding="utf-8")
     (directory / "problem.txt").write_text(problem, encoding="utf-8")
-    generated = settings.pool + settings.rounds * settings.top_k * settings.samples_per_pair
-    workload = Workload(
-        max(settings.pool, settings.top_k * settings.samples_per_pair) * settings.verify_samples,
-        generated * (1 + settings.verify_samples) * config.sampling.max_tokens,
-    )
     started = time.perf_counter()
-    engine = open_engine(config, workload)
+    engine = open_engine(config, search_workload(settings, config.sampling.max_tokens))
     try:
         with tqdm(total=settings.rounds + 1, desc="search rounds", unit="round", file=sys.stderr, disable=None) as progress:
             pool = search(
@@ -51,17 +46,13 @@ def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
             )
     finally:
         engine.close()
-    winner = best(pool)
-    passed = [c.id for c in pool if c.passes_all(settings.verify_samples)]
+    winner, final = best(pool), final_proof(pool, settings)
     result: dict[str, Any] = {
+        **final.to_dict(),
         "best": winner.to_record() if winner else None,
         "best_id": winner.id if winner else None,
-        "mean_score": winner.mean_score if winner else None,
-        "rounds_completed": max((c.round for c in pool), default=-1) + 1,
         "pool_size": len(pool),
-        "full_passes": passed,
-        "stopped": "full pass" if passed and settings.stop_at_full_pass else "round limit",
-        "completion_tokens": sum(c.completion_tokens for c in pool),
+        "full_passes": full_passes(pool, settings.verify_samples),
         "elapsed_s": round(time.perf_counter() - started, 2),
         **engine_record(engine),
     }
@@ -72,10 +63,10 @@ def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
         sys.stdout.write(json.dumps({key: value for key, value in result.items() if key != "best"}) + "\n")
     else:
         print("## Best proof\n")
-        print(winner.proof if winner and winner.proof else "(the pool holds no proof)")
-        mean = "none" if result["mean_score"] is None else f"{result['mean_score']:g}"
+        print(final.proof or "(the pool holds no proof)")
+        mean = "none" if final.verifier_mean is None else f"{final.verifier_mean:g}"
         print(
-            f"\nmean verifier score: {mean}  rounds: {result['rounds_completed']}  pool: {result['pool_size']}"
+            f"\nmean verifier score: {mean}  rounds: {final.rounds}  pool: {result['pool_size']}"
             f"  stopped: {result['stopped']}  engine: {result['engine']}  model: {result['model']}  results: {directory}"
         )
     return 0

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from data.inputs import read_text
-from engine.auto import Workload
 from engine.base import Engine
 from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
 from proofsmith.config import Config
 from proofsmith.options import VERIFY_FLAGS
+from proofsmith.workloads import verify_workload
 
 if TYPE_CHECKING:
     from verifier.verification import Verification
@@ -39,7 +39,7 @@ def score_and_report(
     args: argparse.Namespace, config: Config, samples: int, label: str, score: Callable[[Engine], Verification]
 ) -> int:
     """Open the engine, get one ``Verification`` from ``score``, print it as JSON or text."""
-    engine = open_engine(config, Workload(samples, samples * config.sampling.max_tokens))
+    engine = open_engine(config, verify_workload(samples, config.sampling.max_tokens))
     try:
         verification = score(engine)
     finally:

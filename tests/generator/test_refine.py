@@ -95,3 +95,15 @@ def test_ties_keep_the_earlier_thread_and_every_round_is_reported() -> None:
     result = refine(engine, "Prove it.", RefineConfig(max_rounds=2, samples=3), SAMPLING, on_round=seen.append)
     assert result.best.thread == 0 and len(seen) == 6
     assert {(round_.thread, round_.round) for round_ in seen} == {(t, r) for t in range(3) for r in (1, 2)}
+
+
+def test_the_final_proof_is_the_best_threads_last_round_with_the_tokens_of_every_round() -> None:
+    engine = ScriptedEngine(lambda prompt, call: generation("n = 2k + 1.", "1" if call >= 3 else "0"))
+    result = refine(engine, "Prove it.", RefineConfig(max_rounds=4, samples=2), SAMPLING)
+    final = result.final_proof()
+    assert (final.proof, final.self_score, final.verifier_mean) == ("n = 2k + 1.", 1.0, None)
+    assert final.self_evaluation == "Checked." and final.format_errors == ()
+    assert (final.rounds, final.stopped) == (result.rounds_used, "score 1")
+    assert final.completion_tokens == 10 * sum(len(thread) for thread in result.threads)  # 10 per scripted round
+    stuck = refine(ScriptedEngine(lambda prompt, call: generation("p", "0.5")), "Prove it.", RefineConfig(max_rounds=2), SAMPLING)
+    assert (stuck.final_proof().stopped, stuck.final_proof().rounds) == ("round limit", 2)

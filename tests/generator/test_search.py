@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ import pytest
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
 from generator.config import SearchConfig
-from generator.search import Candidate, SearchState, best, quoted_analyses, search, top_k
+from generator.prompt import issues_first
+from generator.search import Candidate, SearchState, best, final_proof, full_passes, quoted_analyses, search, top_k
 
 OPENER = "Here is my evaluation of the solution:"
 CLOSER = "Based on my evaluation, the final overall score should be:"
@@ -43,6 +45,23 @@ def test_quoted_analyses_put_issues_first_and_respect_the_limit() -> None:
     assert [score for _, score in quoted_analyses(proof, 3, "issues-first")] == [0, 0.5, 1]
     assert [score for _, score in quoted_analyses(proof, 8, "issues-first")] == [0, 0.5, 1, 1, None]
     assert [score for _, score in quoted_analyses(proof, 2, "sampled")] == [1, 0.5]
+
+
+def test_issues_first_orders_by_score_with_unscored_last_and_keeps_ties_in_order() -> None:
+    quoted = [("a", 1.0), ("b", None), ("c", 0.5), ("d", 0.0), ("e", 0.5)]
+    assert [name for name, _ in issues_first(quoted)] == ["d", "c", "e", "a", "b"]
+
+
+def test_the_final_proof_of_a_search_is_its_best_candidate_with_the_whole_pools_tokens() -> None:
+    pool = [candidate("a", [0, 1]), candidate("b", [1, 1], self_score=1.0, proof="best"), candidate("c", [None])]
+    pool = [replace(c, completion_tokens=tokens) for c, tokens in zip(pool, (5, 7, 11))]
+    final = final_proof(pool, SearchConfig(verify_samples=2, stop_at_full_pass=True))
+    assert (final.proof, final.self_score, final.verifier_mean, final.rounds) == ("best", 1.0, 1.0, 1)
+    assert (final.stopped, final.completion_tokens, full_passes(pool, 2)) == ("full pass", 23, ["b"])
+    assert final_proof(pool, SearchConfig(verify_samples=2, stop_at_full_pass=False)).stopped == "round limit"
+    empty = final_proof([], SearchConfig())
+    assert (empty.proof, empty.verifier_mean, empty.format_errors, empty.rounds) == ("", None, ("the pool holds no proof",), 0)
+    assert empty.to_dict()["format_errors"] == ["the pool holds no proof"]
 
 
 def test_full_pass_needs_every_verification_to_say_1() -> None:

@@ -30,7 +30,11 @@ def test_search_writes_its_pool_and_result(cli, tmp_path: Path, embedded_checkpo
     summary = json.loads(result.stdout)
     records = pool_records(out)
     assert summary["pool_size"] == len(records) and 2 <= len(records) <= 3
-    assert json.loads((out / "result.json").read_text(encoding="utf-8"))["best_id"] == summary["best_id"]
+    written = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert written["best_id"] == summary["best_id"] and written["best"]["proof"] == written["proof"]
+    assert written["completion_tokens"] == sum(record["completion_tokens"] for record in records)
+    assert written["verifier_mean"] == written["best"]["mean_score"]  # the final proof's fields
+    assert written["rounds"] == max(record["round"] for record in records) + 1
     assert "[search]" in (out / "config.toml").read_text(encoding="utf-8")
     for record in records:
         assert record["round"] in (0, 1) and (len(record["analyses"]) == 2) is bool(record["proof"])

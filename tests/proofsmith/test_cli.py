@@ -43,6 +43,7 @@ def test_prove_records_every_round(cli, tmp_path: Path, embedded_checkpoint: str
         assert record["completion_tokens"] > 0 and record["prompt_tokens"] > 0 and record["generate_s"] > 0
         assert record["engine"] == "transformers" and "self_score" in record and "proof" in record
     assert records[-1]["type"] == "result" and records[-1]["rounds"] == summary["rounds"]
+    assert summary["completion_tokens"] == sum(record["completion_tokens"] for record in rounds)
     assert not (tmp_path / "run.jsonl.partial").exists()
 
 

@@ -26,7 +26,6 @@ Contracts:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import queue
 import statistics
@@ -34,9 +33,10 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from data.errors import EngineUnavailableError
+from data.jsonl import JsonlWriter
 from training.async_rl.server_pool import ServerPool
 from training.config import TrainConfig
 from training.rewards.role_rewards import GeneratorReward
@@ -51,26 +51,11 @@ def group_advantages(rewards: Sequence[float], scale: bool = True) -> list[float
     return [(reward - mean) / (spread + 1e-4) if scale else reward - mean for reward in rewards]
 
 
-class JsonlLog:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle: TextIO = open(path, "a", encoding="utf-8")
-        self._lock = threading.Lock()
-
-    def write(self, record: dict[str, Any]) -> None:
-        with self._lock:
-            self._handle.write(json.dumps(record) + "\n")
-            self._handle.flush()
-
-    def close(self) -> None:
-        self._handle.close()
-
-
 class VersionedQueue(queue.Queue):
     """The rollout queue the trainer drains; drops samples older than the staleness bound as they are taken."""
 
     def __init__(self, maxsize: int, max_off_policy_steps: int, current_version: Callable[[], int],
-                 metrics: queue.Queue, trained_log: JsonlLog | None = None) -> None:
+                 metrics: queue.Queue, trained_log: JsonlWriter | None = None) -> None:
         super().__init__(maxsize)
         self.max_off_policy_steps = max_off_policy_steps
         self.current_version = current_version
@@ -125,7 +110,7 @@ class RolloutOrchestrator:
         self.next_group = first_group
         self.version = 0
         self.metrics_queue: queue.Queue = queue.Queue()
-        self.rollout_log, self.trained_log = JsonlLog(run_dir / "rollouts.jsonl"), JsonlLog(run_dir / "trained.jsonl")
+        self.rollout_log, self.trained_log = JsonlWriter(run_dir / "rollouts.jsonl"), JsonlWriter(run_dir / "trained.jsonl")
         self.rollout_buffer = VersionedQueue(settings.queue_size, settings.max_off_policy_steps, lambda: self.version,
                                              self.metrics_queue, self.trained_log)
         self.model_name = model_name
@@ -185,7 +170,7 @@ class RolloutOrchestrator:
         async with httpx.AsyncClient(timeout=self.request_timeout_s) as client:
             in_flight: set[asyncio.Task] = set()
             while not self._stop.is_set():
-                while len(in_flight) < self.max_inflight_groups and self._may_launch(version := self.version):
+                while len(in_flight) < self.max_inflight_groups and self._may_launch(self.version):
                     group = self.next_group
                     self.next_group += 1
                     in_flight.add(asyncio.create_task(self._group(client, group)))

@@ -155,19 +155,12 @@ def first_new_group(rollouts: Path) -> int:
     """The group number after every group an earlier run of this directory rolled out (0 for a new run).
 
     A resumed run starts past them, so no rollout of the killed run is trained again and group
-    numbers stay unique across the run's logs; prompts continue in order from there.
+    numbers stay unique across the run's logs; prompts continue in order from there. A line cut
+    short by a kill is skipped (``data.jsonl``).
     """
-    import json
+    from data.jsonl import read_jsonl
 
-    if not rollouts.exists():
-        return 0
-    groups = [-1]
-    for line in rollouts.read_text(encoding="utf-8").splitlines():
-        try:
-            groups.append(int(json.loads(line)["group"]))
-        except (ValueError, KeyError, TypeError):  # a line cut short by a kill
-            continue
-    return max(groups) + 1
+    return max((int(record["group"]) for record in read_jsonl(rollouts)), default=-1) + 1
 
 
 def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[Any, dict[str, Any]]:

@@ -8,19 +8,19 @@ bound, so no request waits on an unrelated one (``streaming``). In-process engin
 chunks (``chunked``): a chunk's verifications are one engine call and all its
 meta-verifications a second, each record written once its chunk is done. Each record is
 appended and flushed as soon as it is finished; a rerun with the same output skips the ids
-already there (a line cut off by a kill is dropped first). A proof or critique whose
+already there (``data.jsonl``: a line cut off by a kill is dropped first). A proof or critique whose
 prompt does not fit the model's context is recorded as such, never aborting the run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from data.jsonl import JsonlWriter, read_jsonl, resume_ids
 from data.records import ProofItem
 from engine.base import Engine, StreamingEngine
 from engine.config import SamplingConfig
@@ -28,29 +28,6 @@ from training.auto_labeling.chunked import label_chunk
 from training.auto_labeling.config import LabelConfig
 from training.auto_labeling.proofs import LabeledProof
 from training.auto_labeling.streaming import label_streaming
-
-
-def finished_ids(path: Path) -> set[str]:
-    """Ids already labeled in ``path``; a trailing line cut off by a kill is removed first."""
-    if not path.exists():
-        return set()
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    complete, done = [], set()
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            continue  # only the interrupted last write can be partial
-        if record.get("id") not in done:
-            done.add(record["id"])
-            complete.append(line)
-    rewritten = b"".join(line + b"\n" for line in complete)
-    if rewritten != raw:
-        path.write_bytes(rewritten)
-    return done
 
 
 def run_labeling(
@@ -67,15 +44,14 @@ def run_labeling(
 
     A streaming backend (``engine.session``) labels proof by proof (``streaming``);
     others take chunks of ``config.chunk_size`` proofs, one engine call per stage. ``done``
-    is ``finished_ids(out)`` when the caller has already read it.
+    is ``resume_ids(out)`` when the caller has already read it.
     """
-    done = finished_ids(out) if done is None else done
+    done = resume_ids(out) if done is None else done
     pending = [(position, item) for position, item in enumerate(items) if item.id not in done]
-    with open(out, "a", encoding="utf-8") as handle:
+    with JsonlWriter(out) as writer:
 
         def write(labeled: LabeledProof) -> None:
-            handle.write(json.dumps(labeled.to_record(), ensure_ascii=False) + "\n")
-            handle.flush()
+            writer.write(labeled.to_record())
             if on_done is not None:
                 on_done(1)
 
@@ -90,7 +66,7 @@ def run_labeling(
 
 def summarize(path: Path) -> dict[str, Any]:
     """Label counts, tokens and (where the input had human scores) agreement, over the whole output."""
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = read_jsonl(path)
     labels = Counter("unlabeled" if record["label"] is None else f"{record['label']:g}" for record in records)
     graded = [record for record in records if record["human_score"] is not None and record["label"] is not None]
     summary: dict[str, Any] = {

@@ -31,6 +31,7 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
+from data.jsonl import read_jsonl
 from data.records import ProofItem, stable_id
 from engine.config import EngineConfig, SamplingConfig
 from engine.sampling import make_requests
@@ -160,7 +161,7 @@ class Loop:
     def labeled_rows(self, iteration: int) -> list[TrainingRow]:
         """Proofs the label pipeline gave a label to, as verifier training rows."""
         out = self.root / f"iter{iteration}" / "labeled.jsonl"
-        records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()] if out.exists() else []
+        records = read_jsonl(out) if out.exists() else []
         return [TrainingRow(r["id"], r["problem"], r["proof"], r["label"]) for r in records if r["label"] is not None]
 
     def rft_records(self, engine: Any, drafts: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from statistics import fmean
 from typing import Any
 
+from data.records import mean_score
 from engine.base import GenerationRequest
 from engine.sampling import make_requests
 from generator.parse import parse_generation
@@ -37,11 +38,6 @@ def completion_text(completion: Any) -> str:
     if isinstance(completion, list):
         return "".join(str(message.get("content") or "") for message in completion if message.get("role") == "assistant")
     return str(completion)
-
-
-def mean_or_none(values: Sequence[float | None]) -> float | None:
-    parsed = [value for value in values if value is not None]
-    return fmean(parsed) if parsed else None
 
 
 def own_score(text: str, role_format: Any, quoted: tuple[str, ...]) -> float | None:
@@ -100,7 +96,7 @@ class RoleReward:
                 ratings.append(None)
                 continue
             parsed = [parse_verdict(c.text, META_FORMAT, c.finish_reason, (item.proof, item.analysis)).score for c in result.completions]
-            ratings.append(mean_or_none(parsed))
+            ratings.append(mean_score(parsed))
         return ratings
 
 
@@ -130,7 +126,7 @@ class VerifierReward(RoleReward):
             "reward/format": fmean(score is not None for score in scores),
             "format_failure_rate": fmean(score is None for score in scores),
             "reward/score_agreement": fmean(1 - abs(s - r) for s, r in parsed) if parsed else None,
-            "reward/meta": mean_or_none([rating_of[i] for i in parsed_indices]),
+            "reward/meta": mean_score([rating_of[i] for i in parsed_indices]),
             "skipped": float(sum(reward is None for reward in rewards)),
             **call_metrics("meta", stats, self.meta is not None),
         })
@@ -173,7 +169,7 @@ class GeneratorReward(RoleReward):
         results = await self.verifier.generate(self.requests(prompts_y, self.settings.verify_samples), verify_stats)
         proof_scores: dict[int, float | None] = {}
         for index, result in zip(formatted, results):
-            proof_scores[index] = None if result is None else mean_or_none(
+            proof_scores[index] = None if result is None else mean_score(
                 [parse_verdict(c.text, VERIFIER_FORMAT, c.finish_reason, (generated[index].proof,)).score for c in result.completions]
             )
         scored = [index for index in formatted if proof_scores[index] is not None]
@@ -198,7 +194,7 @@ class GeneratorReward(RoleReward):
             "format_failure_rate": fmean(not item.format_ok for item in generated),
             "reward/proof_score": fmean(part.proof_score for part in parts) if parts else None,
             "reward/self_accuracy": fmean(part.self_accuracy for part in parts) if parts else None,
-            "self_score": mean_or_none([item.self_score for item in generated]),
+            "self_score": mean_score([item.self_score for item in generated]),
             "skipped": float(sum(reward is None for reward in rewards)),
             **call_metrics("verifier", verify_stats, True),
             **call_metrics("meta", meta_stats, self.meta is not None),

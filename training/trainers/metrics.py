@@ -8,12 +8,13 @@ of training, so a resumed run's curves cover the whole run.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from transformers import TrainerCallback
+
+from data.jsonl import JsonlWriter, read_jsonl
 
 PLOTTED = ("reward", "format_failure_rate", "reward/format", "reward/score_agreement", "reward/meta", "reward/rating_agreement",
            "reward/proof_score", "reward/self_accuracy", "frac_reward_zero_std", "loss", "self_score")
@@ -35,19 +36,12 @@ class MetricsFile(TrainerCallback):
         if not logs or not state.is_world_process_zero:
             return
         record = {"step": state.global_step, **{k: v for k, v in logs.items() if isinstance(v, (int, float))}}
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+        with JsonlWriter(self.path) as writer:  # opened per step: a resumed run first repairs a cut-off tail
+            writer.write(record)
 
 
 def read_metrics(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut off by a kill
+    records = read_jsonl(path)  # a line cut off by a kill is skipped
     # a resumed run logs its steps again from the checkpoint: keep the last value per step
     by_step: dict[int, dict[str, Any]] = {}
     for record in records:

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 from trl.experimental.async_grpo.async_rollout_worker import RolloutSample
 
+from data.jsonl import JsonlWriter
 from engine.vllm_server import free_port
-from training.async_rl.orchestrator import JsonlLog, RolloutOrchestrator, VersionedQueue, group_advantages
+from training.async_rl.orchestrator import RolloutOrchestrator, VersionedQueue, group_advantages
 from training.async_rl.server_pool import ServerPool
 from training.config import AsyncSettings, GRPOSettings, SamplingSettings, TrainConfig
 
@@ -38,7 +39,7 @@ def test_group_advantages_center_and_scale_by_the_group() -> None:
 def test_the_queue_drops_samples_beyond_the_bound_and_logs_what_it_hands_over(tmp_path: Path) -> None:
     trainer_version = {"now": 3}
     metrics: queue.Queue = queue.Queue()
-    log = JsonlLog(tmp_path / "trained.jsonl")
+    log = JsonlWriter(tmp_path / "trained.jsonl")
     rollouts = VersionedQueue(8, 1, lambda: trainer_version["now"], metrics, log)
     for version, group in ((1, 10), (2, 11), (3, 12), (1, 13)):
         item = sample(version, group)

@@ -16,7 +16,7 @@ from data.records import ProofItem
 from engine.base import Completion, GenerationRequest, GenerationResult, StreamingEngine
 from engine.config import SamplingConfig
 from training.auto_labeling.chunked import label_chunk
-from training.auto_labeling.pipeline import finished_ids, run_labeling, summarize
+from training.auto_labeling.pipeline import run_labeling, summarize
 from training.auto_labeling.proofs import LabeledProof
 from training.auto_labeling.config import LabelConfig
 from training.auto_labeling.streaming import label_streaming
@@ -109,11 +109,14 @@ def test_chunk_labels_follow_the_rule_in_two_engine_calls() -> None:
     assert [len(analysis["meta"]) for analysis in flawed["analyses"]] == [2, 2, 0]
 
 
-def test_finished_ids_drops_a_cut_off_line_and_duplicates(tmp_path: Path) -> None:
+def test_a_rerun_drops_the_line_a_kill_cut_off_and_labels_only_what_is_missing(tmp_path: Path) -> None:
+    engine = ScriptedEngine(scores={"one": ["1", "1"], "two": ["1", "1"]}, ratings={})
+    items = [ProofItem("one", "P", "one"), ProofItem("two", "P", "two")]
     out = tmp_path / "labeled.jsonl"
-    out.write_bytes(b'{"id": "a"}\n{"id": "b"}\n{"id": "a"}\n{"id": "c", "lab')
-    assert finished_ids(out) == {"a", "b"}
-    assert out.read_bytes() == b'{"id": "a"}\n{"id": "b"}\n'
+    run_labeling(engine, items[:1], out, LabelConfig(n=2, m=1, k=1, chunk_size=1), SamplingConfig())
+    out.write_bytes(out.read_bytes() + b'{"id": "two", "lab')  # killed while writing "two"
+    assert run_labeling(engine, items, out, LabelConfig(n=2, m=1, k=1, chunk_size=1), SamplingConfig()) == 1
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["one", "two"]
 
 
 def test_run_skips_finished_items_and_summarizes_agreement(tmp_path: Path) -> None:
