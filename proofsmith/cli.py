@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from data.errors import ProofsmithError
 from proofsmith import __version__
 from proofsmith.offline import stay_offline
-from training.config import TrainConfig
 from proofsmith.options import (
     ENGINE_FLAGS,
     EVAL_PROVER_FLAGS,
@@ -27,6 +26,7 @@ from proofsmith.options import (
     Flag,
     add_flags,
 )
+from training.config import TrainConfig
 
 
 def add_run_options(parser: argparse.ArgumentParser, config_help: str, dry_run_help: str) -> None:

@@ -17,6 +17,9 @@ from pathlib import Path
 from data.errors import TemplateError
 from engine.base import ChatMessage
 
+TEMPLATE_NAMES = ("generate", "refine", "verify", "meta_verify", "grade")
+"""Every template a role loads; a prompts directory replaces some of them."""
+
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
@@ -57,6 +60,25 @@ def load_template(name: str, default_dir: Path, prompts_dir: str | Path | None =
                 raise TemplateError(f"cannot read template {user_file}: {error}") from error
             return PromptTemplate(name, user, system, str(user_file))
     raise TemplateError(f"no template {name}.md in {prompts_dir or default_dir}")
+
+
+def check_prompts_dir(prompts_dir: str | Path | None) -> None:
+    """Refuse a prompts directory that is missing or replaces no template: surely a wrong path or misnamed files.
+
+    ``""`` (no directory: the built-in templates) passes.
+    """
+    if not prompts_dir:
+        return
+    folder = Path(prompts_dir)
+    if not folder.is_dir():
+        raise TemplateError(f"prompts directory does not exist: {prompts_dir}")
+    if not any((folder / f"{name}.md").is_file() for name in TEMPLATE_NAMES):
+        found = sorted(path.name for path in folder.glob("*.md"))
+        found_part = f"; it holds {', '.join(found[:5])}{' ...' if len(found) > 5 else ''}" if found else ", and it holds no .md file"
+        raise TemplateError(
+            f"prompts directory {prompts_dir} has none of the templates "
+            f"{', '.join(name + '.md' for name in TEMPLATE_NAMES)}{found_part}"
+        )
 
 
 def fence(text: str, tag: str) -> str:

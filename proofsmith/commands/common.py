@@ -14,11 +14,14 @@ from engine.auto import Workload
 from engine.base import Engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
+from verifier.templates import check_prompts_dir
 
 
 def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed: Mapping[str, str] | None = None) -> Config:
     overrides = overrides_from(args, ENGINE_FLAGS + flags, renamed)
-    return resolve_config(args.config, overrides, args.set)
+    config: Config = resolve_config(args.config, overrides, args.set)
+    check_prompts_dir(config.prompts_dir)
+    return config
 
 
 def quiet_libraries(verbose: bool) -> None:

@@ -25,6 +25,7 @@ from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, overrides_from
 from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.workloads import label_workload
+from verifier.templates import check_prompts_dir
 
 VERIFIER_IDENTITY = (
     "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.samples", "eval_verifier.meta",
@@ -62,6 +63,7 @@ def run_verifier(args: argparse.Namespace) -> int:
     overrides = overrides_from(args, ENGINE_FLAGS + EVAL_VERIFIER_FLAGS)
     overrides.setdefault("eval_verifier", {})["data"] = str(Path(args.data).absolute())
     config: Config = resolve_config(args.config, overrides, args.set)
+    check_prompts_dir(config.prompts_dir)
     settings = config.eval_verifier
     out = Path(args.out)
     check_out_dir(out, config, VERIFIER_IDENTITY)

@@ -32,6 +32,7 @@ from proofsmith.options import (
 )
 from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.workloads import grader_workload, refine_workload, search_workload
+from verifier.templates import check_prompts_dir
 
 PROVER_IDENTITY = (
     "eval_prover.data", "eval_prover.format", "eval_prover.mode", "prove.max_rounds", "prove.samples", "prove.feedback",
@@ -53,6 +54,7 @@ def resolve_prover_config(args: argparse.Namespace) -> Config:
         return resolve_config(args.config, overrides, args.set)
 
     config = resolved(None)
+    check_prompts_dir(config.prompts_dir)
     # As in `prove --search`, whether the mode came from --mode, the TOML or --set.
     return resolved(SEARCH_MODE_PATHS) if config.eval_prover.mode == "search" else config
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from data.errors import InputError
 from data.readers import ColumnMap, parse_score_map, read_items
-from proofsmith.commands.common import open_engine, print_dry_run, config_from_args
+from proofsmith.commands.common import config_from_args, open_engine, print_dry_run
 from proofsmith.options import LABEL_FLAGS
 from proofsmith.run_files import check_output_path
 from proofsmith.workloads import label_workload

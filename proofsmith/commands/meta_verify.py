@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from data.inputs import read_text
-from proofsmith.commands.common import print_dry_run, config_from_args
+from proofsmith.commands.common import config_from_args, print_dry_run
 from proofsmith.commands.verify import score_and_report
 from proofsmith.options import META_VERIFY_FLAGS
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from data.errors import InputError
 from data.inputs import read_text
-from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
+from proofsmith.commands.common import config_from_args, engine_record, open_engine, print_dry_run
 from proofsmith.config import config_dict
 from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS
 from proofsmith.run_files import JsonlRecorder, check_output_path

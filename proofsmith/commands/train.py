@@ -19,6 +19,7 @@ from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
 from training.config import TrainConfig, is_complete
+from verifier.templates import check_prompts_dir
 
 
 def prepare_run_dir(config: TrainConfig) -> Path:
@@ -54,6 +55,7 @@ def run_loop(config: TrainConfig, as_json: bool) -> int:
 def run(args: argparse.Namespace) -> int:
     role = args.role
     config: TrainConfig = resolve_config(args.config, overrides_from(args, TRAIN_FLAGS), args.set, root=TrainConfig)
+    check_prompts_dir(config.prompts_dir)
     if args.dry_run:
         prepare_run_dir(config)
         sys.stdout.write(to_toml(config))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from data.inputs import read_text
 from engine.base import Engine
-from proofsmith.commands.common import engine_record, open_engine, print_dry_run, config_from_args
+from proofsmith.commands.common import config_from_args, engine_record, open_engine, print_dry_run
 from proofsmith.config import Config
 from proofsmith.options import VERIFY_FLAGS
 from proofsmith.workloads import verify_workload

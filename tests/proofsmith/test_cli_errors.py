@@ -86,3 +86,23 @@ def test_prompt_longer_than_the_context_leaves_no_complete_output(cli, tmp_path:
 def test_debug_shows_the_traceback(cli, tmp_path: Path) -> None:
     result = cli("prove", "--problem-file", str(tmp_path / "nope.txt"), "--debug")
     assert result.returncode != 0 and "Traceback" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("prove", "x"), ("verify", "--problem", "P", "--proof", "P"), ("eval", "verifier", "P", "--out", "OUT"),
+     ("eval", "prover", "P", "--out", "OUT"), ("train", "verifier", "--run-dir", "OUT")],
+    ids=["prove", "verify", "eval-verifier", "eval-prover", "train"],
+)
+def test_a_prompts_dir_without_a_known_template_is_refused_before_anything_loads(
+    cli, tmp_path: Path, problem: Path, command: tuple[str, ...]
+) -> None:
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "verifier.md").write_text("{{problem}}", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = [str(problem) if part == "P" else str(out) if part == "OUT" else part for part in command]
+    result = cli(*argv, "--prompts", str(prompts))
+    assert_clean_error(result, f"prompts directory {prompts} has none of the templates generate.md")
+    assert "it holds verifier.md" in result.stderr
+    assert not out.exists()

@@ -6,7 +6,7 @@ import pytest
 from data.errors import TemplateError
 from engine.base import ChatMessage
 from verifier.prompt import PROMPTS_DIR, verification_messages
-from verifier.templates import PromptTemplate, fence, load_template
+from verifier.templates import TEMPLATE_NAMES, PromptTemplate, check_prompts_dir, fence, load_template
 
 PROBLEM = "Prove that for every positive integer n, 1 + 3 + ... + (2n-1) = n^2."
 ATTACK_PROOF = (
@@ -152,3 +152,22 @@ def test_verification_messages_use_user_template(tmp_path: Path) -> None:
     assert [message.role for message in messages] == ["system", "user"]
     assert messages[0].content == "You grade proofs."
     assert messages[1].content == "Q=<problem>\nx\n</problem>|P=<proof>\n{{problem}}\n</proof>"
+
+
+def test_a_prompts_dir_that_replaces_no_template_is_refused_naming_what_it_looked_for(tmp_path: Path) -> None:
+    (tmp_path / "verfy.md").write_text("typo", encoding="utf-8")
+    with pytest.raises(TemplateError, match=r"none of the templates generate\.md, .*grade\.md; it holds verfy\.md"):
+        check_prompts_dir(tmp_path)
+    (tmp_path / "verfy.md").unlink()
+    with pytest.raises(TemplateError, match="holds no .md file"):
+        check_prompts_dir(tmp_path)
+    with pytest.raises(TemplateError, match="does not exist"):
+        check_prompts_dir(tmp_path / "missing")
+
+
+def test_a_prompts_dir_with_one_known_template_and_no_dir_at_all_pass(tmp_path: Path) -> None:
+    (tmp_path / "verify.md").write_text("{{problem}}", encoding="utf-8")
+    check_prompts_dir(tmp_path)
+    check_prompts_dir("")
+    check_prompts_dir(None)
+    assert set(TEMPLATE_NAMES) >= {"generate", "refine", "verify", "meta_verify", "grade"}
