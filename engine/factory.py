@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from data.errors import InputError
 from engine.auto import Workload, choose_backend
-from engine.base import Engine
+from engine.base import ChatMessage, Engine
 from engine.config import EngineConfig
 from engine.devices import cuda_available
-from engine.model_store import locate
+from engine.model_store import ensure_checkpoint, locate
+from engine.prompt_fit import check_prompts_fit
 
 
 def resolved_backend(config: EngineConfig, workload: Workload) -> str:
@@ -20,8 +23,12 @@ def resolved_backend(config: EngineConfig, workload: Workload) -> str:
     return choose_backend(config, workload, gpu=gpu)
 
 
-def create_engine(config: EngineConfig, workload: Workload) -> Engine:
-    """Construct the backend; errors about the model or install come out as ProofsmithError."""
+def create_engine(config: EngineConfig, workload: Workload, prompts: Sequence[Sequence[ChatMessage]] = ()) -> Engine:
+    """Construct the backend; errors about the model or install come out as ProofsmithError.
+
+    ``prompts``, when the caller knows them all before the first call, are checked against
+    the model's context with its tokenizer alone, before any weights load (``engine.prompt_fit``).
+    """
     backend = resolved_backend(config, workload)
     if backend == "openai":
         from engine.openai_backend import OpenAIEngine
@@ -30,6 +37,8 @@ def create_engine(config: EngineConfig, workload: Workload) -> Engine:
     if config.base_urls:
         raise InputError(f"--base-url is only used by the openai engine, not {backend}")
     locate(config.model)  # a missing path fails here, before torch or vLLM load
+    if prompts:
+        check_prompts_fit(config, backend, ensure_checkpoint(config.model), prompts)
     if backend == "vllm":
         from engine.vllm_backend import VLLMEngine
 

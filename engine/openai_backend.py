@@ -25,6 +25,7 @@ from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, 
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
 from engine.model_store import EMBEDDED
+from engine.progress import GenerationProgress
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +70,9 @@ class OpenAIEngine:
     async def agenerate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         if not requests:
             return []
-        async with self.session() as session:
-            return await session.generate(requests)
+        with GenerationProgress(self.name, len(requests)) as progress:
+            async with self.session() as session:
+                return await session.generate(requests, progress)
 
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[OpenAISession]:
@@ -96,7 +98,8 @@ class OpenAIEngine:
         self.context_length = models[0].get("max_model_len")
         self._model_known = True
 
-    async def _complete(self, client: Any, semaphore: asyncio.Semaphore, request: GenerationRequest, index: int) -> GenerationResult:
+    async def _complete(self, client: Any, semaphore: asyncio.Semaphore, request: GenerationRequest, index: int,
+                        progress: GenerationProgress | None = None) -> GenerationResult:
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": request.message_dicts(),
@@ -116,7 +119,10 @@ class OpenAIEngine:
             except PromptTooLongError as error:
                 raise PromptTooLongError(str(error), (index,)) from None
             latency = time.perf_counter() - started
-        return self._to_result(body, request, latency)
+        result = self._to_result(body, request, latency)
+        if progress is not None:
+            progress.add(requests=1, tokens=result.completion_tokens)
+        return result
 
     async def _send(self, client: Any, method: str, path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
         import httpx
@@ -189,11 +195,13 @@ class OpenAISession:
         self._engine, self._client, self._semaphore = engine, client, semaphore
         self.concurrency = engine.config.max_concurrency
 
-    async def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+    async def generate(self, requests: Sequence[GenerationRequest],
+                       progress: GenerationProgress | None = None) -> list[GenerationResult]:
+        """Like ``Engine.generate``; ``progress`` (the engine's own batch call passes one) counts requests as they return."""
         try:
             async with asyncio.TaskGroup() as group:
                 tasks = [
-                    group.create_task(self._engine._complete(self._client, self._semaphore, request, index))
+                    group.create_task(self._engine._complete(self._client, self._semaphore, request, index, progress))
                     for index, request in enumerate(requests)
                 ]
         except BaseExceptionGroup as failures:

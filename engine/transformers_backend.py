@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from data.errors import InputError, ModelNotFoundError
+from data.errors import ModelNotFoundError
 from engine.base import Completion, GenerationRequest, GenerationResult, raise_if_too_long
 from engine.config import EngineConfig
 from engine.devices import pick_device, pick_dtype
 from engine.model_store import ModelSource, ensure_checkpoint
+from engine.progress import GenerationProgress
+from engine.prompt_fit import chat_token_ids, transformers_context
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +62,31 @@ def end_of_sequence_ids(model: Any, tokenizer: Any) -> set[int]:
     return ids
 
 
+def token_counter(progress: GenerationProgress, end_ids: set[int]) -> Any:
+    """A stopping criterion that never stops: it counts each decoding step's new tokens into ``progress``.
+
+    ``generate`` calls it after every step with the sequences so far; a row whose last
+    token ends its turn is done and stops counting (its later pad tokens are not work).
+    """
+    import torch
+    from transformers import StoppingCriteria
+
+    class CountTokens(StoppingCriteria):
+        def __init__(self) -> None:
+            self.finished: Any = None
+            self.end_ids = torch.tensor(sorted(end_ids))
+
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            # input_ids: [rows, prompt + generated so far]
+            running = ~self.finished if self.finished is not None else torch.ones(len(input_ids), dtype=torch.bool)
+            progress.add(tokens=int(running.sum()))
+            ended = torch.isin(input_ids[:, -1], self.end_ids.to(input_ids.device)).cpu()
+            self.finished = ended if self.finished is None else self.finished | ended
+            return torch.zeros(len(input_ids), dtype=torch.bool, device=input_ids.device)
+
+    return CountTokens()
+
+
 class TransformersEngine:
     name = "transformers"
 
@@ -71,7 +98,7 @@ class TransformersEngine:
         self.device = pick_device(config.device)
         self.batch_size = config.batch_size
         self._model, self._tokenizer = load_model(source, self.device, pick_dtype(config.dtype, self.device))
-        self.context_length = int(getattr(self._model.config, "max_position_embeddings", 0) or 0) or 2048
+        self.context_length = transformers_context(self._model.config)
         self.eos_ids = end_of_sequence_ids(self._model, self._tokenizer)
         self.load_time_s = time.perf_counter() - started
         logger.info("loaded %s on %s in %.1f s", source.path, self.device, self.load_time_s)
@@ -89,19 +116,13 @@ class TransformersEngine:
         engine._tokenizer.padding_side = "left"
         if engine._tokenizer.pad_token_id is None:
             engine._tokenizer.pad_token = engine._tokenizer.eos_token
-        engine.context_length = int(getattr(model.config, "max_position_embeddings", 0) or 0) or 2048
+        engine.context_length = transformers_context(model.config)
         engine.eos_ids = end_of_sequence_ids(model, engine._tokenizer)
         engine.load_time_s = 0.0
         return engine
 
     def prompt_ids(self, request: GenerationRequest) -> list[int]:
-        try:
-            rendered = self._tokenizer.apply_chat_template(
-                request.message_dicts(), add_generation_prompt=True, tokenize=False
-            )
-        except ValueError as error:  # transformers raises ValueError when the tokenizer has no chat template
-            raise InputError(f"model {self.model!r} has no chat template, so it cannot take chat prompts: {error}") from None
-        return self._tokenizer(rendered, add_special_tokens=False)["input_ids"]
+        return chat_token_ids(self._tokenizer, request.message_dicts(), self.model)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         started = time.perf_counter()
@@ -113,16 +134,22 @@ class TransformersEngine:
             groups[key].extend((index, sample) for sample in range(request.n))
         completions: dict[tuple[int, int], Completion] = {}
         finished_at = [0.0] * len(requests)
-        for key, rows in groups.items():
-            rows.sort(key=lambda row: len(prompts[row[0]]))
-            for start in range(0, len(rows), self.batch_size):
-                chunk = rows[start: start + self.batch_size]
-                seeds = [(requests[index].seed, sample) for index, sample in chunk if requests[index].seed is not None]
-                outputs = self._generate_chunk([prompts[index] for index, _ in chunk], requests[chunk[0][0]], seeds)
-                now = time.perf_counter() - started
-                for row, completion in zip(chunk, outputs):
-                    completions[row] = completion
-                    finished_at[row[0]] = max(finished_at[row[0]], now)
+        samples_left = [request.n for request in requests]
+        with GenerationProgress(self.name, len(requests)) as progress:
+            for key, rows in groups.items():
+                rows.sort(key=lambda row: len(prompts[row[0]]))
+                for start in range(0, len(rows), self.batch_size):
+                    chunk = rows[start: start + self.batch_size]
+                    seeds = [(requests[index].seed, sample) for index, sample in chunk if requests[index].seed is not None]
+                    outputs = self._generate_chunk(
+                        [prompts[index] for index, _ in chunk], requests[chunk[0][0]], seeds, progress
+                    )
+                    now = time.perf_counter() - started
+                    for row, completion in zip(chunk, outputs):
+                        completions[row] = completion
+                        finished_at[row[0]] = max(finished_at[row[0]], now)
+                        samples_left[row[0]] -= 1
+                    progress.add(requests=sum(1 for index in {index for index, _ in chunk} if samples_left[index] == 0))
         results = []
         for index, request in enumerate(requests):
             samples = tuple(completions[(index, sample)] for sample in range(request.n))
@@ -137,7 +164,8 @@ class TransformersEngine:
         return results
 
     def _generate_chunk(
-        self, prompts: list[list[int]], settings: GenerationRequest, seeds: list[tuple[int, int]]
+        self, prompts: list[list[int]], settings: GenerationRequest, seeds: list[tuple[int, int]],
+        progress: GenerationProgress,
     ) -> list[Completion]:
         import torch
 
@@ -152,6 +180,8 @@ class TransformersEngine:
             sampling.update(temperature=settings.temperature, top_p=settings.top_p, top_k=0)
         if settings.stop:
             sampling.update(stop_strings=list(settings.stop), tokenizer=self._tokenizer)
+        if progress.active:
+            sampling["stopping_criteria"] = [token_counter(progress, self.eos_ids | {self._tokenizer.pad_token_id})]
         with torch.inference_mode():
             output = self._model.generate(
                 **batch,

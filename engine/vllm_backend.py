@@ -23,6 +23,8 @@ from engine.base import Completion, GenerationRequest, GenerationResult, raise_i
 from engine.config import EngineConfig
 from engine.devices import cuda_available, dtype_name
 from engine.model_store import ensure_checkpoint
+from engine.progress import GenerationProgress
+from engine.prompt_fit import chat_token_ids
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,34 @@ def environment(defaults: dict[str, str]) -> Iterator[None]:
             os.environ.pop(name, None)
 
 
+@contextlib.contextmanager
+def reporting_steps(llm_engine: Any, progress: GenerationProgress) -> Iterator[None]:
+    """Count each request ``llm_engine.step()`` finishes, with its tokens, into ``progress``.
+
+    ``LLM.chat``'s own ``use_tqdm`` hook reports only a sample count; wrapping the engine's
+    step on this instance (undone afterwards) sees the finished outputs themselves.
+    ``LLM.chat`` asks for final outputs only, so a step returns just the requests it ended.
+    """
+    if not progress.active:
+        yield
+        return
+    step = llm_engine.step
+
+    def step_and_report() -> Any:
+        outputs = step()
+        finished = [output for output in outputs if getattr(output, "finished", False)]
+        if finished:
+            tokens = sum(len(choice.token_ids) for output in finished for choice in getattr(output, "outputs", ()))
+            progress.add(requests=len(finished), tokens=tokens)
+        return outputs
+
+    llm_engine.step = step_and_report
+    try:
+        yield
+    finally:
+        del llm_engine.step
+
+
 class VLLMEngine:
     name = "vllm"
 
@@ -59,6 +89,7 @@ class VLLMEngine:
         except Exception as error:  # a broken install fails in many ways (RuntimeError, OSError, ...)
             raise EngineUnavailableError(f"vLLM is installed but failed to import: {type(error).__name__}: {error}") from error
         options: dict[str, Any] = {"model": source.path, "enforce_eager": not on_gpu, "seed": 0}
+        options["use_tqdm_on_load"] = logger.isEnabledFor(logging.INFO)  # checkpoint-loading bars only when verbose
         options["worker_extension_cls"] = weight_push.EXTENSION  # lets a trainer push new weights in place
         options["dtype"] = dtype_name(config.dtype, "cuda" if on_gpu else "cpu")
         if config.max_model_len:
@@ -98,10 +129,7 @@ class VLLMEngine:
     def _check_lengths(self, requests: Sequence[GenerationRequest]) -> None:
         """Refuse a prompt that cannot fit before vLLM rejects the whole batch for it."""
         tokenizer = self._llm.get_tokenizer()
-        lengths = []
-        for request in requests:
-            encoded = tokenizer.apply_chat_template(request.message_dicts(), add_generation_prompt=True, tokenize=True)
-            lengths.append(len(encoded["input_ids"] if hasattr(encoded, "keys") else encoded))
+        lengths = [len(chat_token_ids(tokenizer, request.message_dicts(), self.model)) for request in requests]
         raise_if_too_long(lengths, self.context_length)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
@@ -109,11 +137,12 @@ class VLLMEngine:
             return []
         started = time.perf_counter()
         self._check_lengths(requests)
-        outputs = self._llm.chat(
-            [request.message_dicts() for request in requests],
-            [self._sampling_params(request) for request in requests],
-            use_tqdm=False,
-        )
+        with GenerationProgress(self.name, len(requests)) as progress, reporting_steps(self._llm.llm_engine, progress):
+            outputs = self._llm.chat(
+                [request.message_dicts() for request in requests],
+                [self._sampling_params(request) for request in requests],
+                use_tqdm=False,
+            )
         elapsed = time.perf_counter() - started
         results = []
         for output in outputs:

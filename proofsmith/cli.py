@@ -36,7 +36,7 @@ def add_run_options(parser: argparse.ArgumentParser, config_help: str, dry_run_h
     parser.add_argument("--dry-run", action="store_true", help=dry_run_help)
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout and nothing else there")
     parser.add_argument("--verbose", action="store_true", help="log progress of the libraries to stderr")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors (implies --verbose)")
 
 
 def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: str, flags: tuple[Flag, ...],
@@ -143,9 +143,11 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     stay_offline()
     args = build_parser().parse_args(argv)
+    from engine import progress
     from proofsmith.commands.common import quiet_libraries
 
-    quiet_libraries(args.verbose)
+    quiet_libraries(args.verbose or args.debug)
+    progress.enable()
     try:
         return _handler(args.command)(args)
     except ProofsmithError as error:

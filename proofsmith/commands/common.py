@@ -7,11 +7,11 @@ import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.auto import Workload
-from engine.base import Engine
+from engine.base import ChatMessage, Engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
 from verifier.templates import check_prompts_dir
@@ -24,13 +24,28 @@ def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed:
     return config
 
 
+PROJECT_PACKAGES = frozenset({"proofsmith", "engine", "generator", "verifier", "meta_verifier", "data", "training", "eval"})
+
+
+class OnlyOwnWarnings(logging.Filter):
+    """Let the project's warnings through; of third-party loggers (vLLM, transformers, TRL) only errors."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR or record.name.split(".", 1)[0] in PROJECT_PACKAGES
+
+
 def quiet_libraries(verbose: bool) -> None:
-    """Keep transformers/vLLM chatter and weight-loading bars off the terminal unless asked."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    """Keep third-party chatter and weight-loading bars off the terminal unless asked.
+
+    vLLM logs through the root logger here (its warnings would precede every error),
+    torch's C++ side prints its own warnings (vLLM's NUMA binding notice), transformers
+    and the Hub draw loading bars: each has its own switch, set before any of them loads.
+    """
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if not verbose:
+        handler.addFilter(OnlyOwnWarnings())
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler], force=True)
     # vLLM logs to stdout by default, which would corrupt --json output.
     os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
     if not verbose:
@@ -40,6 +55,7 @@ def quiet_libraries(verbose: bool) -> None:
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+        os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         logging.getLogger("httpx").setLevel(logging.WARNING)
 
@@ -48,10 +64,11 @@ def print_dry_run(config: Config) -> None:
     sys.stdout.write(to_toml(config))
 
 
-def open_engine(config: Config, workload: Workload) -> Engine:
+def open_engine(config: Config, workload: Workload, prompts: Sequence[Sequence[ChatMessage]] = ()) -> Engine:
+    """The engine the config names; ``prompts`` known up front are checked against its context before it loads."""
     from engine.factory import create_engine
 
-    return create_engine(config.engine, workload)
+    return create_engine(config.engine, workload, prompts)
 
 
 def engine_record(engine: Engine) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
+from engine.progress import Progress
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, overrides_from
@@ -75,8 +76,6 @@ def run_verifier(args: argparse.Namespace) -> int:
     selected = grades[: settings.max_items] if settings.max_items else grades
     if args.dry_run:
         return write_dry_run(out, config)
-    from tqdm import tqdm
-
     from data.jsonl import resume_ids
     from training.auto_labeling.pipeline import run_labeling
     from training.auto_labeling.config import LabelConfig
@@ -93,8 +92,7 @@ def run_verifier(args: argparse.Namespace) -> int:
         try:
             out.mkdir(exist_ok=True)
             write_text_atomic(out / CONFIG_NAME, to_toml(config))
-            with tqdm(total=len(proofs), initial=len(proofs) - len(pending), desc="verified", unit="proof",
-                      file=sys.stderr, disable=None) as progress:
+            with Progress("eval verifier", len(proofs), "proof", initial=len(proofs) - len(pending)) as progress:
                 run_labeling(engine, proofs, items_path, label, config.sampling, config.prompts_dir or None,
                              progress.update, done)
         finally:

@@ -25,6 +25,7 @@ from data.errors import InputError
 from data.records import stable_id
 from engine.base import Engine
 from engine.config import EngineConfig, SamplingConfig
+from engine.progress import Progress
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import (
@@ -104,8 +105,6 @@ def run_prover(args: argparse.Namespace) -> int:
 
 def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) -> dict[str, Any]:
     """Prove, mark and check every pending problem, one flushed record each; the engines used."""
-    from tqdm import tqdm
-
     from data.jsonl import JsonlWriter
     from eval.prover_eval import evaluate_problem, prove_problem
 
@@ -123,8 +122,7 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
         write_text_atomic(out / CONFIG_NAME, to_toml(config))
         prompts_dir = config.prompts_dir or None
         with JsonlWriter(out / ITEMS_NAME) as items, \
-                tqdm(total=total, initial=total - len(pending), desc="problems", unit="problem", file=sys.stderr,
-                     disable=None) as progress:
+                Progress("eval prover", total, "problem", initial=total - len(pending)) as progress:
             for problem in pending:
                 proved = prove_problem(prover, problem, settings.mode, config.prove, config.search, config.sampling,
                                        out / "search" / safe_name(problem.id), prompts_dir)
@@ -132,7 +130,7 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
                                           prompts_dir, settings.answer_time_limit)
                 items.write({**record, "prover": engine_record(prover), "grader": engine_record(grader)})
                 progress.update(1)
-                progress.set_postfix(points=record["points"])
+                progress.set_details(points=record["points"])
     finally:
         if grader is not prover:
             grader.close()

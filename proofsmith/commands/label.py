@@ -10,6 +10,7 @@ from typing import Any
 
 from data.errors import InputError
 from data.readers import ColumnMap, parse_score_map, read_items
+from engine.progress import Progress
 from proofsmith.commands.common import config_from_args, open_engine, print_dry_run
 from proofsmith.options import LABEL_FLAGS
 from proofsmith.run_files import check_output_path
@@ -35,8 +36,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"proofsmith: skipping {bad}", file=sys.stderr)
     if not items:
         raise InputError(f"no usable rows in {args.input}")
-    from tqdm import tqdm
-
     from data.jsonl import resume_ids
     from training.auto_labeling.pipeline import run_labeling, summarize
 
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     already = len(done & {item.id for item in items})
     engine = open_engine(config, label_workload(settings, len(items), config.sampling.max_tokens))
     try:
-        with tqdm(total=len(items), initial=already, desc="labeled", unit="proof", file=sys.stderr, disable=None) as progress:
+        with Progress("label", len(items), "proof", initial=already) as progress:
             run_labeling(engine, items, out, settings, config.sampling, config.prompts_dir or None, progress.update, done)
     finally:
         engine.close()

@@ -16,10 +16,12 @@ def run(args: argparse.Namespace) -> int:
         print_dry_run(config)
         return 0
     item_texts = (read_text(args.problem, "problem"), read_text(args.proof, "proof"), read_text(args.analysis, "analysis"))
-    from meta_verifier.meta_verify import MetaItem, meta_verify
+    from meta_verifier.meta_verify import MetaItem, meta_verification_messages, meta_verify
 
     samples = config.meta_verify.samples
+    item = MetaItem(*item_texts)
     return score_and_report(
         args, config, samples, "rating",
-        lambda engine: meta_verify(engine, [MetaItem(*item_texts)], samples, config.sampling, config.prompts_dir or None)[0],
+        lambda engine: meta_verify(engine, [item], samples, config.sampling, config.prompts_dir or None)[0],
+        meta_verification_messages(item, config.prompts_dir or None),
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from data.errors import InputError
 from data.inputs import read_text
+from engine.progress import Progress
 from proofsmith.commands.common import config_from_args, engine_record, open_engine, print_dry_run
 from proofsmith.config import config_dict
 from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS
@@ -45,24 +46,22 @@ def run(args: argparse.Namespace) -> int:
         return run_search(args, config, problem)
     if args.out:
         check_output_path(args.out)
-    from tqdm import tqdm
-
+    from generator.prompt import generation_messages
     from generator.refine import refine
 
     settings = config.prove
     started = time.perf_counter()
-    engine = open_engine(config, refine_workload(settings, config.sampling.max_tokens))
+    first_prompt = generation_messages(problem, config.prompts_dir or None)
+    engine = open_engine(config, refine_workload(settings, config.sampling.max_tokens), [first_prompt])
     recorder = JsonlRecorder(args.out) if args.out else None
     try:
         if recorder:
             recorder.write({"type": "config", "problem": problem, "config": config_dict(config), **engine_record(engine)})
-        with tqdm(
-            total=settings.max_rounds * settings.samples, desc="rounds", unit="round", file=sys.stderr, leave=False, disable=None
-        ) as progress:
+        with Progress("prove", settings.max_rounds * settings.samples, "round") as progress:
 
             def on_round(round_: Round) -> None:
                 progress.update(1)
-                progress.set_postfix(score=round_.feedback_score)
+                progress.set_details(score=round_.feedback_score)
                 if recorder:
                     recorder.write({**round_.to_record(), **engine_record(engine)})
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from data.errors import InputError
+from engine.progress import Progress
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, to_toml
 from proofsmith.workloads import search_workload
@@ -28,8 +29,7 @@ def run_directory(path: str | None) -> Path:
 
 
 def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
-    from tqdm import tqdm
-
+    from generator.prompt import generation_messages
     from generator.search import best, final_proof, full_passes, search
 
     directory = run_directory(args.out)
@@ -37,9 +37,10 @@ def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
     (directory / "config.toml").write_text(to_toml(config), encoding="utf-8")
     (directory / "problem.txt").write_text(problem, encoding="utf-8")
     started = time.perf_counter()
-    engine = open_engine(config, search_workload(settings, config.sampling.max_tokens))
+    first_prompt = generation_messages(problem, config.prompts_dir or None)
+    engine = open_engine(config, search_workload(settings, config.sampling.max_tokens), [first_prompt])
     try:
-        with tqdm(total=settings.rounds + 1, desc="search rounds", unit="round", file=sys.stderr, disable=None) as progress:
+        with Progress("search", settings.rounds + 1, "round") as progress:
             pool = search(
                 engine, problem, settings, config.sampling, directory, config.prompts_dir or None,
                 lambda round_number, added: progress.update(1),

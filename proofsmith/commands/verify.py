@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from data.inputs import read_text
-from engine.base import Engine
+from engine.base import ChatMessage, Engine
 from proofsmith.commands.common import config_from_args, engine_record, open_engine, print_dry_run
 from proofsmith.config import Config
 from proofsmith.options import VERIFY_FLAGS
@@ -26,20 +26,23 @@ def run(args: argparse.Namespace) -> int:
         return 0
     problem = read_text(args.problem, "problem")
     proof = read_text(args.proof, "proof")
+    from verifier.prompt import verification_messages
     from verifier.verification import verify_proofs
 
     samples = config.verify.samples
     return score_and_report(
         args, config, samples, "score",
         lambda engine: verify_proofs(engine, [(problem, proof)], samples, config.sampling, config.prompts_dir or None)[0],
+        verification_messages(problem, proof, config.prompts_dir or None),
     )
 
 
 def score_and_report(
-    args: argparse.Namespace, config: Config, samples: int, label: str, score: Callable[[Engine], Verification]
+    args: argparse.Namespace, config: Config, samples: int, label: str, score: Callable[[Engine], Verification],
+    prompt: Sequence[ChatMessage],
 ) -> int:
-    """Open the engine, get one ``Verification`` from ``score``, print it as JSON or text."""
-    engine = open_engine(config, verify_workload(samples, config.sampling.max_tokens))
+    """Check ``prompt`` fits, open the engine, get one ``Verification`` from ``score``, print it as JSON or text."""
+    engine = open_engine(config, verify_workload(samples, config.sampling.max_tokens), [prompt])
     try:
         verification = score(engine)
     finally:

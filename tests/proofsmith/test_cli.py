@@ -85,7 +85,8 @@ def test_meta_verify_json(cli, files: dict[str, str], embedded_checkpoint: str) 
     assert len(report["samples"]) == 2 and "rating" in report
 
 
-def test_verify_on_in_process_vllm(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
+def test_verify_on_in_process_vllm(cli, files: dict[str, str], embedded_checkpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROOFSMITH_PROGRESS_INTERVAL", "0.2")
     result = cli(
         "verify", "--problem", files["problem"], "--proof", files["proof"], "--engine", "vllm", "--samples", "2",
         "--json", "--set", "engine.max_model_len=4096", *SHORT,
@@ -93,6 +94,12 @@ def test_verify_on_in_process_vllm(cli, files: dict[str, str], embedded_checkpoi
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["engine"] == "vllm" and len(report["samples"]) == 2
+    # vLLM's import warnings, torch's NUMA notice and the checkpoint-loading bars stay off the terminal;
+    # what is left is the engine call's progress, ending with the request answered and its tokens.
+    lines = result.stderr.strip().splitlines()
+    assert lines and all(line.startswith("proofsmith: vllm generate: ") for line in lines), result.stderr
+    assert lines[-1].startswith("proofsmith: vllm generate: 1/1 requests (100%)")
+    assert f"tokens={report['completion_tokens']}," in lines[-1]
 
 
 def test_verify_through_a_real_server(cli, files: dict[str, str], vllm_server) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,11 +10,17 @@ import pytest
 from engine.vllm_server import free_port
 
 
+PROJECT_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+ (WARNING|ERROR) (engine|data|generator|verifier|meta_verifier|training|eval|proofsmith)[.:]")
+
+
 def assert_clean_error(result, fragment: str) -> None:
+    """Exit 2, the error as the last line of stderr, and before it only our own progress and warnings."""
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
-    last_line = result.stderr.strip().splitlines()[-1]
-    assert last_line.startswith("proofsmith: error: ") and fragment in last_line, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("proofsmith: error: ") and fragment in lines[-1], result.stderr
+    foreign = [line for line in lines[:-1] if not line.startswith("proofsmith: ") and not PROJECT_LOG_LINE.match(line)]
+    assert not foreign, result.stderr
     assert result.stdout == ""
 
 
@@ -81,6 +88,15 @@ def test_prompt_longer_than_the_context_leaves_no_complete_output(cli, tmp_path:
     result = cli("prove", "--problem-file", str(long_problem), "--engine", "transformers", "--out", str(out), "--max-tokens", "8")
     assert_clean_error(result, "the model's context holds 8192")
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_a_proof_too_long_for_vllm_is_refused_before_vllm_loads(cli, tmp_path: Path, problem: Path, embedded_checkpoint: str) -> None:
+    proof = tmp_path / "proof.md"
+    proof.write_text("x + " * 9000, encoding="utf-8")
+    result = cli("verify", "--problem", str(problem), "--proof", str(proof), "--engine", "vllm")
+    assert_clean_error(result, "the model's context holds 8192")
+    assert result.stderr.count("\n") == 1  # refused by the tokenizer: no engine started, nothing else said
 
 
 def test_debug_shows_the_traceback(cli, tmp_path: Path) -> None:
