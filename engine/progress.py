@@ -29,9 +29,9 @@ TERMINAL_DELAY_S = 1.0
 """A transient bar on a terminal appears only once its work has run this long (no flicker for quick calls)."""
 
 _enabled = False
-_open_plain: list[Progress] = []
-"""Progress shown as plain lines, outermost first: only the innermost writes, its line names them all."""
-_open_plain_lock = threading.Lock()
+_open: list[Progress] = []
+"""Every progress being shown, outermost first; of those shown as plain lines only the innermost writes."""
+_open_lock = threading.Lock()
 
 
 def enable(on: bool = True) -> None:
@@ -54,8 +54,18 @@ def plain_interval_s() -> float:
 
 
 def innermost() -> Progress | None:
-    with _open_plain_lock:
-        return _open_plain[-1] if _open_plain else None
+    """The innermost progress shown as plain lines."""
+    with _open_lock:
+        plain = [progress for progress in _open if progress._bar is None]
+    return plain[-1] if plain else None
+
+
+def close_all() -> None:
+    """Close whatever is still shown (work cut short by an error), so that nothing is written after the error."""
+    with _open_lock:
+        still_open = list(reversed(_open))
+    for progress in still_open:
+        progress.close()
 
 
 def format_duration(seconds: float) -> str:
@@ -97,11 +107,10 @@ class Progress:
             self._bar = tqdm(total=total, initial=initial, desc=description, unit=unit, file=self._stream,
                              leave=not transient, delay=TERMINAL_DELAY_S if transient else 0, dynamic_ncols=True)
             period = 1.0
-        else:
-            with _open_plain_lock:
-                _open_plain.append(self)
-            if not transient:
-                self._write_line()
+        elif not transient:
+            self._write_line()
+        with _open_lock:
+            _open.append(self)
         if period > 0:
             self._ticker = threading.Thread(target=self._tick, args=(period,), name="proofsmith-progress", daemon=True)
             self._ticker.start()
@@ -138,12 +147,11 @@ class Progress:
         with self._lock:
             if self._bar is not None:
                 self._bar.close()
-                return
-            if not self.transient or self._lines_written:
+            elif not self.transient or self._lines_written:
                 self._write_line()
-        with _open_plain_lock:
-            if self in _open_plain:
-                _open_plain.remove(self)
+        with _open_lock:
+            if self in _open:
+                _open.remove(self)
 
     def __enter__(self) -> Progress:
         return self
@@ -170,8 +178,8 @@ class Progress:
                     self._write_line()
 
     def _write_line(self) -> None:
-        with _open_plain_lock:
-            outer = _open_plain[: _open_plain.index(self)] if self in _open_plain else []
+        with _open_lock:
+            outer = [progress for progress in _open[: _open.index(self)] if progress._bar is None] if self in _open else []
         self._stream.write(f"proofsmith: {' | '.join([*(progress.line() for progress in outer), self.line()])}\n")
         self._stream.flush()
         self._lines_written += 1

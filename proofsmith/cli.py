@@ -151,14 +151,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _handler(args.command)(args)
     except ProofsmithError as error:
+        progress.close_all()
         if args.debug:
             raise
         print(f"proofsmith: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        progress.close_all()
         print("proofsmith: interrupted", file=sys.stderr)
         return 130
     except Exception as error:  # noqa: BLE001 - the one place unexpected errors are translated
+        progress.close_all()
         if args.debug:
             raise
         print(f"proofsmith: internal error: {type(error).__name__}: {error} (rerun with --debug for the traceback)", file=sys.stderr)

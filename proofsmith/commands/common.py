@@ -54,6 +54,7 @@ def quiet_libraries(verbose: bool) -> None:
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")  # datasets' map/filter bars in the trainers
         os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
         os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

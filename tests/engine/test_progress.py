@@ -97,3 +97,18 @@ def test_generation_progress_on_the_transformers_engine(transformers_engine, sho
     counted = int(lines[-1].split("tokens=")[1].split(",")[0])
     generated = sum(result.completion_tokens for result in results)
     assert generated <= counted <= generated + 4
+
+
+@pytest.mark.slow
+def test_generation_progress_through_a_server(vllm_server, shown: None, capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.base import ChatMessage, GenerationRequest
+    from engine.config import EngineConfig
+    from engine.openai_backend import OpenAIEngine
+
+    engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=[vllm_server.base_url], max_concurrency=2))
+    requests = [GenerationRequest((ChatMessage("user", f"Name a prime above {number}."),), max_tokens=24, seed=number)
+                for number in (10, 20, 30)]
+    results = engine.generate(requests)
+    lines = [line for line in capsys.readouterr().err.splitlines() if "openai generate" in line]
+    assert lines and lines[-1].startswith("proofsmith: openai generate: 3/3 requests (100%)")
+    assert f"tokens={sum(result.completion_tokens for result in results)}," in lines[-1]

@@ -245,7 +245,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
             processing_class=tokenizer, peft_config=lora_config(config), rollout_worker=worker, weight_transfer=transfer,
             callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), metrics_callback(config)],
         )
-        resume(trainer, config)
+        resume(trainer, config, "train generator (async)")
         save_final(trainer, tokenizer, run_dir / "final")
     finally:
         close_all(scoring_engines)

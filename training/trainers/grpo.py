@@ -111,7 +111,7 @@ def run_grpo(role: str, config: TrainConfig, rows: list[TrainingRow]) -> Path:
     """Train ``role`` on ``rows`` (resuming from the last checkpoint); returns the final model directory."""
     trainer, _, scoring_engines, tokenizer = build_trainer(role, config, rows)
     try:
-        resume(trainer, config)
+        resume(trainer, config, f"train {role}")
     finally:
         close_all(scoring_engines)
     save_final(trainer, tokenizer, Path(config.run_dir) / "final")

@@ -25,6 +25,7 @@ from training.config import TrainConfig, mark_complete
 from training.role_data.records import grpo_records
 from training.role_data.rows import TrainingRow
 from training.trainers.metrics import MetricsFile, plot_rewards
+from training.trainers.progress import show_training_progress
 
 
 def model_location(name: str) -> str:
@@ -98,8 +99,9 @@ def last_checkpoint(directory: Path) -> str | None:
     return get_last_checkpoint(str(directory)) if directory.is_dir() else None
 
 
-def resume(trainer: Any, config: TrainConfig) -> None:
-    """Train, resuming from the run's last checkpoint when there is one."""
+def resume(trainer: Any, config: TrainConfig, title: str) -> None:
+    """Train, resuming from the run's last checkpoint when there is one, its steps shown as ``title``."""
+    show_training_progress(trainer, title)
     trainer.train(resume_from_checkpoint=last_checkpoint(Path(config.run_dir) / "checkpoints"))
 
 

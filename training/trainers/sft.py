@@ -38,6 +38,6 @@ def run_sft(config: TrainConfig, records: list[dict[str, Any]]) -> Path:
     )
     if len(trainer.train_dataset) == 0:
         raise InputError(f"no SFT example keeps any of its answer within sft.max_length={config.sft.max_length} tokens")
-    resume(trainer, config)
+    resume(trainer, config, "train sft")
     save_final(trainer, tokenizer, Path(config.run_dir) / "final")
     return finish(config, "SFT cold start")
