@@ -1,0 +1,86 @@
+"""World proofs: correct and flawed proofs of generated problems, each with the truth the checker decides.
+
+For every problem (``data.world.families``) the generator writes one correct proof and,
+for each defect kind that applies (``data.world.defects``), one flawed proof, each in its
+own wording. The score and first bad step of every proof are what
+``data.world.checker.check`` says of its text, never what the injector meant; the
+injected kind and step are kept beside them, and the tests check that the two agree.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from data.records import check_score, stable_id
+from data.world.checker import check
+from data.world.defects import DEFECTS, inject
+from data.world.families import FAMILIES, Blueprint, Problem, blueprint, templates
+from data.world.steps import render_steps
+
+OPENINGS = ("", "", "Proof.", "We argue step by step.", "Here is a proof.", "Proof:")
+
+
+@dataclass(frozen=True)
+class WorldProof:
+    id: str
+    problem: Problem
+    proof: str
+    """The proof text: an optional opening line, then ``Step N:`` lines."""
+    score: float
+    """0, 0.5 or 1, decided by the checker from ``proof``."""
+    first_bad_step: int | None
+    """The checker's first bad step (None for a score of 1)."""
+    defect: str | None
+    """The flaw injected at construction (None: the proof was written correct)."""
+    defect_step: int | None
+    """The step the flaw was injected at."""
+
+    def __post_init__(self) -> None:
+        check_score(self.score)
+        if self.defect is not None and self.defect not in DEFECTS:
+            raise ValueError(f"unknown defect {self.defect!r}")
+        if (self.defect is None) != (self.defect_step is None):
+            raise ValueError("a defect comes with the step it was injected at, and only then")
+
+    def to_record(self) -> dict[str, Any]:
+        """One JSONL row; ``problem``, ``proof`` and ``score`` are the columns ``label`` and ``eval verifier`` read."""
+        return {
+            "id": self.id, "problem": self.problem.statement, "proof": self.proof, "score": self.score,
+            "first_bad_step": self.first_bad_step, "defect": self.defect, "defect_step": self.defect_step,
+            "family": self.problem.family, "template": self.problem.template, "problem_id": self.problem.id,
+            "goal": [claim.render() for claim in self.problem.goal],
+        }
+
+
+def write_proof(plan: Blueprint, rng: random.Random, defect: str | None = None) -> WorldProof | None:
+    """One proof of ``plan``'s problem, flawed by ``defect`` when given (None where that kind does not apply)."""
+    steps, at = plan.steps, None
+    if defect is not None:
+        injected = inject(defect, plan.steps, rng)
+        if injected is None:
+            return None
+        steps, at = injected
+    opening = rng.choice(OPENINGS)
+    text = "\n".join(part for part in (opening, render_steps(steps, style=rng.randrange(1, 10_000))) if part)
+    verdict = check(plan.problem.goal, text)
+    return WorldProof(stable_id(plan.problem.id, text), plan.problem, text, verdict.score, verdict.first_bad_step, defect, at)
+
+
+def world_proofs(seed: int, problems_per_template: int, families: Sequence[str] = FAMILIES,
+                 defects: Sequence[str] = DEFECTS) -> Iterator[WorldProof]:
+    """Per family and template, ``problems_per_template`` problems, each with its correct proof and a flawed one per defect kind.
+
+    The same arguments always give the same proofs, in the same order.
+    """
+    for family in families:
+        for template in templates(family):
+            rng = random.Random(f"{seed}/{family}/{template}")
+            for _ in range(problems_per_template):
+                plan = blueprint(family, template, rng)
+                for defect in (None, *defects):
+                    proof = write_proof(plan, rng, defect)
+                    if proof is not None:
+                        yield proof
