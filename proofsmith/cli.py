@@ -23,6 +23,7 @@ from proofsmith.options import (
     SEARCH_FLAGS,
     TRAIN_FLAGS,
     VERIFY_FLAGS,
+    WORLD_FLAGS,
     Flag,
     add_flags,
 )
@@ -101,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "report.html (search pools under search/); rerun to resume")
     add_flags(prover, PROVE_FLAGS, "refinement settings (--mode refine)")
     add_flags(prover, SEARCH_FLAGS, "search settings (--mode search; --verify-samples is then N)")
+    world = subparsers.add_parser(
+        "world", help="write the ground-truth world: generated problems, correct and flawed proofs, the checker's truth",
+        description="Write problems whose truth sympy decides, with correct proofs and proofs flawed in named ways; every "
+                    "proof's score (0 / 0.5 / 1) and first bad step are decided by the checker from its text. The JSONL "
+                    "has the problem, proof and score columns that label and eval verifier read.",
+    )
+    world.add_argument("--out", required=True, metavar="WORLD.jsonl", help="the file to write (replaced atomically)")
+    add_run_options(world, "TOML file with a [world] table", "print the resolved config as TOML and stop")
+    add_flags(world, WORLD_FLAGS, "world settings")
     train = subparsers.add_parser(
         "train", help="GRPO training of a role on TRL, or the SFT cold start",
         description="Train the verifier, meta-verifier or generator with GRPO (TRL), run the supervised cold start (sft), "
@@ -131,6 +141,10 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from proofsmith.commands import label
 
         return label.run
+    if command == "world":
+        from proofsmith.commands import world as world_command
+
+        return world_command.run
     if command == "verify":
         from proofsmith.commands import verify
 

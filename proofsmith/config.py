@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from data.errors import InputError
+from data.world.config import WorldConfig
 from engine.config import EngineConfig, SamplingConfig
 from eval.config import GraderConfig, ProverEvalConfig, VerifierEvalConfig
 from generator.config import RefineConfig, SearchConfig
@@ -52,6 +53,8 @@ class Config:
     """Prover benchmark: prove, mark against a reference, check short answers (`proofsmith eval prover`)."""
     grader: GraderConfig = field(default_factory=GraderConfig)
     """The engine that marks proofs in `proofsmith eval prover` (defaults to the prover's own)."""
+    world: WorldConfig = field(default_factory=WorldConfig)
+    """The ground-truth world's data (`proofsmith world`)."""
     prompts_dir: str = ""
     """Directory whose NAME.md files replace the built-in prompt templates (verify, meta_verify, generate, refine)."""
 

@@ -94,6 +94,13 @@ EVAL_PROVER_FLAGS: tuple[Flag, ...] = (
     Flag("--grader-max-tokens", "grader.max_tokens", metavar="N"),
 )
 
+WORLD_FLAGS: tuple[Flag, ...] = (
+    Flag("--seed", "world.seed", metavar="N"),
+    Flag("--problems-per-template", "world.problems_per_template", metavar="N"),
+    Flag("--family", "world.families", repeatable=True, metavar="NAME"),
+    Flag("--defect", "world.defects", repeatable=True, metavar="NAME"),
+)
+
 TRAIN_FLAGS: tuple[Flag, ...] = (
     Flag("--run-dir", "run_dir", metavar="DIR"),
     Flag("--model", "model.name", metavar="MODEL"),

@@ -29,11 +29,10 @@ import sympy
 
 from data.world.checker import Derivation
 from data.world.claims import Claim
+from data.world.config import DEFECTS
 from data.world.expressions import ExpressionError, parse, render, top_level_terms
 from data.world.steps import Step
 
-DEFECTS = ("wrong_expansion", "sign_error", "dropped_term", "wrong_coefficient", "non_sequitur", "false_conclusion",
-           "unjustified_leap")
 Injected = tuple[tuple[Step, ...], int]
 
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 import sympy
 
 from data.records import stable_id
+from data.world.config import FAMILIES
 from data.world.claims import Claim
 from data.world.expressions import parse, render, top_level_terms
 from data.world.steps import Step
 
-FAMILIES = ("identity", "inequality", "divisibility", "equation", "induction")
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from typing import Any
 
 from data.records import check_score, stable_id
 from data.world.checker import check
-from data.world.defects import DEFECTS, inject
-from data.world.families import FAMILIES, Blueprint, Problem, blueprint, templates
+from data.world.config import DEFECTS, FAMILIES
+from data.world.defects import inject
+from data.world.families import Blueprint, Problem, blueprint, templates
 from data.world.steps import render_steps
 
 OPENINGS = ("", "", "Proof.", "We argue step by step.", "Here is a proof.", "Proof:")

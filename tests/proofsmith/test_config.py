@@ -28,6 +28,7 @@ LIGHT_MODULES = (
     "eval.config",
     "training.config",
     "data.readers",
+    "data.world.config",
     "proofsmith.cli",
 )
 
@@ -66,7 +67,7 @@ def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
     assert names == {
         "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
-        "SearchConfig", "VerifierEvalConfig", "ProverEvalConfig", "GraderConfig",
+        "SearchConfig", "VerifierEvalConfig", "ProverEvalConfig", "GraderConfig", "WorldConfig",
     }
 
 

@@ -8,8 +8,9 @@ from collections import Counter
 import pytest
 
 from data.world.checker import check, check_steps
-from data.world.defects import DEFECTS, inject
-from data.world.families import FAMILIES, blueprint, templates
+from data.world.config import DEFECTS, FAMILIES
+from data.world.defects import inject
+from data.world.families import blueprint, templates
 from data.world.proofs import world_proofs
 from data.world.steps import parse_steps, render_steps
 

@@ -1,0 +1,33 @@
+"""Settings of ``proofsmith world`` and the names of the world's families and defects. Pure data: no sympy, no torch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FAMILIES = ("identity", "inequality", "divisibility", "equation", "induction")
+DEFECTS = ("wrong_expansion", "sign_error", "dropped_term", "wrong_coefficient", "non_sequitur", "false_conclusion",
+           "unjustified_leap")
+
+
+@dataclass
+class WorldConfig:
+    seed: int = 0
+    """Seed of the world: the same seed and settings always write the same problems and proofs."""
+    problems_per_template: int = 4
+    """Problems drawn per template; each gets its correct proof and one flawed proof per defect kind that applies."""
+    families: list[str] = field(default_factory=lambda: list(FAMILIES))
+    """Statement families to draw from: identity, inequality, divisibility, equation, induction."""
+    defects: list[str] = field(default_factory=lambda: list(DEFECTS))
+    """Flaws to inject: wrong_expansion, sign_error, dropped_term, wrong_coefficient, non_sequitur, false_conclusion, unjustified_leap."""
+
+    def __post_init__(self) -> None:
+        if self.problems_per_template < 1:
+            raise ValueError("problems_per_template must be >= 1")
+        for name in self.families:
+            if name not in FAMILIES:
+                raise ValueError(f"unknown family {name!r}; known: {', '.join(FAMILIES)}")
+        for name in self.defects:
+            if name not in DEFECTS:
+                raise ValueError(f"unknown defect {name!r}; known: {', '.join(DEFECTS)}")
+        if not self.families:
+            raise ValueError("families must name at least one family")
