@@ -109,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "has the problem, proof and score columns that label and eval verifier read.",
     )
     world.add_argument("--out", required=True, metavar="WORLD.jsonl", help="the file to write (replaced atomically)")
+    world.add_argument("--meta-out", metavar="META.jsonl", help="also write meta-verifier rows: critiques of each proof "
+                       "(true, invented defect, wrong score) with their ratings and written assessments")
     add_run_options(world, "TOML file with a [world] table", "print the resolved config as TOML and stop")
     add_flags(world, WORLD_FLAGS, "world settings")
     train = subparsers.add_parser(

@@ -48,19 +48,21 @@ def grpo_records(role: str, rows: Sequence[TrainingRow], prompts_dir: str | None
     return records
 
 
-def verifier_answer(score: float) -> str:
-    """An answer in the verifier format with the given score and the cold-start analysis for it."""
-    return f"{VERIFIER_FORMAT.opener}\n{COLD_START_ANALYSES[score]}\n\n{VERIFIER_FORMAT.closers[0]} \\boxed{{{score:g}}}"
+def verifier_answer(score: float, analysis: str = "") -> str:
+    """An answer in the verifier format: ``analysis`` (else the cold-start paragraph for ``score``), then the score."""
+    body = analysis.strip() or COLD_START_ANALYSES[score]
+    return f"{VERIFIER_FORMAT.opener}\n{body}\n\n{VERIFIER_FORMAT.closers[0]} \\boxed{{{score:g}}}"
 
 
-def meta_answer(rating: float) -> str:
-    """An answer in the meta-verifier format with the given rating."""
-    return f"{META_FORMAT.opener}\n{COLD_START_RATINGS[rating]}\n\n{META_FORMAT.closers[0]} \\boxed{{{rating:g}}}"
+def meta_answer(rating: float, assessment: str = "") -> str:
+    """An answer in the meta-verifier format: ``assessment`` (else the cold-start paragraph for ``rating``), then the rating."""
+    body = assessment.strip() or COLD_START_RATINGS[rating]
+    return f"{META_FORMAT.opener}\n{body}\n\n{META_FORMAT.closers[0]} \\boxed{{{rating:g}}}"
 
 
-def generator_answer(proof: str, score: float) -> str:
-    """A solution followed by an honest self-evaluation giving the proof's reference score."""
-    return f"## Solution\n{proof.strip()}\n\n## Self Evaluation\n{verifier_answer(score)}"
+def generator_answer(proof: str, score: float, critique: str = "") -> str:
+    """A solution followed by an honest self-evaluation: ``critique`` of it (if written) and its reference score."""
+    return f"## Solution\n{proof.strip()}\n\n## Self Evaluation\n{verifier_answer(score, critique)}"
 
 
 def sft_records(rows: Sequence[TrainingRow], formats: Sequence[str], prompts_dir: str | None = None) -> list[dict[str, Any]]:
@@ -74,12 +76,12 @@ def sft_records(rows: Sequence[TrainingRow], formats: Sequence[str], prompts_dir
     for row in rows:
         answers = []
         if "verifier" in formats and row.score is not None:
-            answers.append((verification_messages(row.problem, row.proof, prompts_dir), verifier_answer(row.score)))
+            answers.append((verification_messages(row.problem, row.proof, prompts_dir), verifier_answer(row.score, row.critique)))
         if "generator" in formats and row.score is not None:
-            answers.append((generation_messages(row.problem, prompts_dir), generator_answer(row.proof, row.score)))
+            answers.append((generation_messages(row.problem, prompts_dir), generator_answer(row.proof, row.score, row.critique)))
         if "meta-verifier" in formats and row.rating is not None:
             item = MetaItem(row.problem, row.proof, row.analysis)
-            answers.append((meta_verification_messages(item, prompts_dir), meta_answer(row.rating)))
+            answers.append((meta_verification_messages(item, prompts_dir), meta_answer(row.rating, row.assessment)))
         for prompt, answer in answers:
             records.append({"prompt": as_dicts(prompt), "completion": [{"role": "assistant", "content": answer}]})
     return records

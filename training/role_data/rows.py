@@ -11,10 +11,12 @@ column names of ``DataSettings``. Any bad row (missing column, empty text, a sco
 {0, 0.5, 1}) stops the run with its line number: training silently on part of a dataset
 would make results impossible to compare.
 
-Deliberate simplification of the SFT cold start: graded proofs carry a score but rarely a
-written critique, so the target analysis is a short fixed paragraph per score
-(``COLD_START_ANALYSES``; ``COLD_START_RATINGS`` for the meta-verifier). It teaches the
-output format and the score, not how to find errors; that is what RL is for.
+The SFT cold start teaches a row's written ``critique`` (and, for the meta-verifier, its
+``assessment``) when the data has one: the ground-truth world writes critiques that name
+the flawed step (``training.role_data.world_critiques``). Graded proofs from elsewhere
+carry a score but rarely a critique; their target analysis is then a short fixed
+paragraph per score (``COLD_START_ANALYSES``; ``COLD_START_RATINGS`` for the
+meta-verifier), which teaches the output format and the score, not how to find errors.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ class TrainingRow:
     score: float | None = None
     analysis: str = ""
     rating: float | None = None
+    critique: str = ""
+    """A written analysis of the proof to teach (empty: the fixed paragraph for its score)."""
+    assessment: str = ""
+    """A written meta-verification of ``analysis`` to teach (empty: the fixed paragraph for its rating)."""
 
 
 def rows_of(data: DataSettings) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
@@ -137,7 +143,9 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
         if row_id in seen:
             raise InputError(f"{where}: duplicate id {row_id!r}")
         seen.add(row_id)
-        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating))
+        critique, assessment = ((str(raw.get(column) or "").strip() if role == "sft" else "")
+                                for column in (data.critique_column, data.assessment_column))
+        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating, critique, assessment))
     if not rows:
         raise InputError(f"no usable rows in {data.path} (after max_proof_chars={data.max_proof_chars})")
     return rows[: data.max_rows] if data.max_rows else rows

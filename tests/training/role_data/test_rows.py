@@ -137,7 +137,8 @@ def test_sft_reads_what_its_formats_need(tmp_path: Path, formats: tuple[str, ...
 def test_column_names_come_from_data_settings(tmp_path: Path) -> None:
     raw = {"uid": "x7", "question": "Prove P.", "solution": "Since Q.", "grade": 0.5, "critique": "Gap.", "verdict": 1}
     settings = DataSettings(path=write(tmp_path, [raw]), problem_column="question", proof_column="solution",
-                            score_column="grade", analysis_column="critique", rating_column="verdict", id_column="uid")
+                            score_column="grade", analysis_column="critique", rating_column="verdict", id_column="uid",
+                            critique_column="review")
     assert read_rows(settings, "verifier") == [TrainingRow("x7", "Prove P.", "Since Q.", 0.5)]
     assert read_rows(settings, "meta-verifier") == [TrainingRow("x7", "Prove P.", "Since Q.", None, "Gap.", 1.0)]
     assert read_rows(settings, "sft") == [TrainingRow("x7", "Prove P.", "Since Q.", 0.5)]
@@ -146,6 +147,16 @@ def test_column_names_come_from_data_settings(tmp_path: Path) -> None:
     ]
     with pytest.raises(InputError, match="missing column 'problem'"):  # default names do not see the mapped columns
         read_rows(DataSettings(path=settings.path), "generator")
+
+
+def test_sft_rows_carry_a_written_critique_and_assessment_when_the_data_has_them(tmp_path: Path) -> None:
+    raw = {"id": "w1", "problem": "Prove P.", "proof": "Step 1: Q.", "score": 0.0, "analysis": "A.", "rating": 0.5,
+           "critique": "Step 1 is false.", "assessment": "The score does not match."}
+    settings = DataSettings(path=write(tmp_path, [raw]))
+    (row,) = read_rows(settings, "sft", ("verifier", "meta-verifier"))
+    assert (row.critique, row.assessment) == ("Step 1 is false.", "The score does not match.")
+    (verifier_row,) = read_rows(settings, "verifier")
+    assert (verifier_row.critique, verifier_row.assessment) == ("", "")  # only the cold start teaches written answers
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "csv"])

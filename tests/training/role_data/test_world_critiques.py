@@ -1,0 +1,60 @@
+"""World critiques: analyses that name the flawed step, critiques with meta ratings, rows every role trains on."""
+
+from __future__ import annotations
+
+import random
+
+from data.world.blame import blamed_step
+from data.world.proofs import world_proofs
+from training.role_data.records import sft_records
+from training.role_data.rows import TrainingRow
+from training.role_data.world_critiques import meta_critiques, verifier_analysis
+from training.role_data.world_rows import world_rows
+from meta_verifier.meta_verify import META_FORMAT
+from verifier.parse import VERIFIER_FORMAT, parse_verdict
+
+PROOFS = list(world_proofs(seed=11, problems_per_template=2))
+
+
+def test_every_analysis_blames_exactly_the_checker_s_first_bad_step() -> None:
+    for index, proof in enumerate(PROOFS):
+        analysis = verifier_analysis(proof, random.Random(index))
+        assert blamed_step(analysis) == proof.first_bad_step, (proof.proof, analysis)
+        if proof.first_bad_step is not None:
+            assert f"Step {proof.first_bad_step}" in analysis
+
+
+def test_meta_critiques_follow_the_rubric() -> None:
+    kinds = set()
+    for index, proof in enumerate(PROOFS):
+        for critique in meta_critiques(proof, random.Random(index)):
+            kinds.add(critique.kind)
+            assert blamed_step(critique.analysis) == critique.blamed_step
+            if critique.kind == "true":
+                assert (critique.rating, critique.score, critique.blamed_step) == (1.0, proof.score, proof.first_bad_step)
+            elif critique.kind == "invented_defect":  # blames a step that is fine: every reported defect is unreasonable
+                assert critique.rating == 0.0 and critique.score == 0.0
+                assert proof.first_bad_step is None or critique.blamed_step < proof.first_bad_step
+            else:  # the right findings, a score that does not match them
+                assert critique.kind == "wrong_score" and critique.rating == 0.5 and critique.score != proof.score
+    assert kinds == {"true", "invented_defect", "wrong_score"}
+
+
+def test_rows_teach_the_written_critique_in_every_role_format() -> None:
+    proof_rows, meta = world_rows(PROOFS[:20], seed=0)
+    assert proof_rows == world_rows(PROOFS[:20], seed=0)[0]  # reproducible
+    row = next(item for item in proof_rows if item["score"] == 0.0)
+    training_row = TrainingRow(row["id"], row["problem"], row["proof"], row["score"], critique=row["critique"])
+    verifier, generator = sft_records([training_row], ("verifier", "generator"))
+    for record in (verifier, generator):
+        answer = record["completion"][0]["content"]
+        assert row["critique"] in answer
+        verdict = parse_verdict(answer.split("## Self Evaluation")[-1], VERIFIER_FORMAT)
+        assert verdict.score == row["score"]
+    rated = meta[0]
+    assert parse_verdict(rated["analysis"], VERIFIER_FORMAT).score in (0.0, 0.5, 1.0)
+    meta_row = TrainingRow(rated["id"], rated["problem"], rated["proof"], rated["score"], rated["analysis"],
+                           rated["rating"], assessment=rated["assessment"])
+    (record,) = sft_records([meta_row], ("meta-verifier",))
+    answer = record["completion"][0]["content"]
+    assert rated["assessment"] in answer and parse_verdict(answer, META_FORMAT).score == rated["rating"]
