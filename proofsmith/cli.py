@@ -104,13 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_flags(prover, SEARCH_FLAGS, "search settings (--mode search; --verify-samples is then N)")
     world = subparsers.add_parser(
         "world", help="write the ground-truth world: generated problems, correct and flawed proofs, the checker's truth",
-        description="Write problems whose truth sympy decides, with correct proofs and proofs flawed in named ways; every "
-                    "proof's score (0 / 0.5 / 1) and first bad step are decided by the checker from its text. The JSONL "
-                    "has the problem, proof and score columns that label and eval verifier read.",
+        description="Write problems whose truth sympy decides, with correct proofs and proofs flawed in named ways, in a "
+                    "training split and two test splits (held-out templates and coefficients; held-out families). Every "
+                    "proof's score (0 / 0.5 / 1) and first bad step are decided by the checker from its text.",
     )
-    world.add_argument("--out", required=True, metavar="WORLD.jsonl", help="the file to write (replaced atomically)")
-    world.add_argument("--meta-out", metavar="META.jsonl", help="also write meta-verifier rows: critiques of each proof "
-                       "(true, invented defect, wrong score) with their ratings and written assessments")
+    world.add_argument("--out", required=True, metavar="DIR", help="directory for train/test_in/test_out(.jsonl, _meta.jsonl), "
+                       "config.toml and summary.json (files replaced atomically)")
     add_run_options(world, "TOML file with a [world] table", "print the resolved config as TOML and stop")
     add_flags(world, WORLD_FLAGS, "world settings")
     train = subparsers.add_parser(

@@ -99,6 +99,9 @@ WORLD_FLAGS: tuple[Flag, ...] = (
     Flag("--problems-per-template", "world.problems_per_template", metavar="N"),
     Flag("--family", "world.families", repeatable=True, metavar="NAME"),
     Flag("--defect", "world.defects", repeatable=True, metavar="NAME"),
+    Flag("--test-problems-per-template", "world.test_problems_per_template", metavar="N"),
+    Flag("--held-out-family", "world.held_out_families", repeatable=True, metavar="NAME"),
+    Flag("--held-out-templates", "world.held_out_templates", metavar="N"),
 )
 
 TRAIN_FLAGS: tuple[Flag, ...] = (

@@ -133,6 +133,10 @@ def multiple_by_form(expression: sympy.Expr, modulus: int) -> bool:
     best = 1
     by_variable: dict[sympy.Symbol, set[int]] = {}
     for factor in sympy.Mul.make_args(rest):
+        content, factor = factor.as_content_primitive()  # sympy writes 4(n + 3) as 4n + 12
+        if not content.is_Integer:
+            return False
+        coefficient *= content
         base, _ = factor.as_base_exp()
         if base.is_Symbol:
             by_variable.setdefault(base, set()).add(0)

@@ -19,6 +19,12 @@ class WorldConfig:
     """Statement families to draw from: identity, inequality, divisibility, equation, induction."""
     defects: list[str] = field(default_factory=lambda: list(DEFECTS))
     """Flaws to inject: wrong_expansion, sign_error, dropped_term, wrong_coefficient, non_sequitur, false_conclusion, unjustified_leap."""
+    test_problems_per_template: int = 2
+    """Problems per template in each test split (fresh coefficients; a statement seen in training is redrawn)."""
+    held_out_families: list[str] = field(default_factory=lambda: ["induction"])
+    """Families kept out of training entirely: the out-of-distribution test split (those among `families`)."""
+    held_out_templates: int = 1
+    """Templates of each training family kept out of training (its last ones): part of the in-distribution test split."""
 
     def __post_init__(self) -> None:
         if self.problems_per_template < 1:
@@ -31,3 +37,10 @@ class WorldConfig:
                 raise ValueError(f"unknown defect {name!r}; known: {', '.join(DEFECTS)}")
         if not self.families:
             raise ValueError("families must name at least one family")
+        if self.test_problems_per_template < 1 or self.held_out_templates < 0:
+            raise ValueError("test_problems_per_template must be >= 1 and held_out_templates >= 0")
+        for name in self.held_out_families:
+            if name not in FAMILIES:
+                raise ValueError(f"unknown held-out family {name!r}; known: {', '.join(FAMILIES)}")
+        if set(self.families) <= set(self.held_out_families):
+            raise ValueError("every family is held out: nothing is left to train on")

@@ -183,18 +183,24 @@ def inequality(rng: random.Random, template: str) -> Blueprint:
 def divisibility(rng: random.Random, template: str) -> Blueprint:
     c = rng.randint(1, 5)
     if template == "consecutive_pair":
-        factored, modulus, left = "n(n + 1)", 2, "n^2 + n"
+        k = rng.randint(1, 6)
+        factored, modulus = ("n(n + 1)" if k == 1 else f"{k}n(n + 1)"), 2 * k
+        left = expanded(factored)
     elif template == "shifted_pair":
         factored, modulus = f"(n + {c})(n + {c + 1})", 2
         left = expanded(factored)
     elif template == "consecutive_triple":
-        factored, modulus, left = "(n - 1)n(n + 1)", pick(rng, "6", "3", "2"), "n^3 - n"
-        modulus = int(modulus)
+        shift = rng.randint(0, 3)
+        factored = "(n - 1)n(n + 1)" if shift == 0 else f"({plus('n', str(shift - 1))})(n + {shift})(n + {shift + 1})"
+        factored = factored.replace("(n + 0)", "n")
+        modulus, left = int(pick(rng, "6", "3", "2")), expanded(factored)
     elif template == "consecutive_four":
         factored, modulus = f"(n + {c})(n + {c + 1})(n + {c + 2})(n + {c + 3})", 24
         left = expanded(factored)
     else:  # odd_square
-        factored, modulus, left = "4n(n + 1)", 8, "(2n + 1)^2 - 1"
+        shift = rng.randint(0, 4)
+        left, modulus = f"(2n + {2 * shift + 1})^2 - 1", 8
+        factored = "4n(n + 1)" if shift == 0 else f"4(n + {shift})(n + {shift + 1})"
     goal = Claim("divisible", left, str(modulus))
     text = statement(rng, goal.render(rng.randrange(4)), "n", "integer")
     reason = pick(rng, "one of any two consecutive integers is even" if modulus <= 2 or template == "odd_square"
@@ -202,8 +208,10 @@ def divisibility(rng: random.Random, template: str) -> Blueprint:
                   "it is a product of consecutive integers", "consecutive integers include a multiple of every smaller count")
     steps = []
     if template == "odd_square":
-        steps.append(Step(1, Claim("equal", left, "4n^2 + 4n"), pick(rng, "expanding the square", "multiplying out")))
-        steps.append(Step(2, Claim("equal", "4n^2 + 4n", factored), pick(rng, "factoring out 4n", "taking out the common factor 4n")))
+        middle = expanded(left)
+        steps.append(Step(1, Claim("equal", left, middle), pick(rng, "expanding the square", "multiplying out")))
+        steps.append(Step(2, Claim("equal", middle, factored), pick(rng, "factoring out 4", "taking out the common factor 4",
+                                                                     "factoring")))
     else:
         steps.append(Step(1, Claim("equal", left, factored), pick(rng, "factoring", "factoring the polynomial", "factorising")))
     steps.append(Step(len(steps) + 1, Claim("divisible", factored, str(modulus)), reason))
@@ -253,11 +261,15 @@ INDUCTION_SUMS: dict[str, tuple[str, str]] = {
 
 def induction(rng: random.Random, template: str) -> Blueprint:
     term, closed = INDUCTION_SUMS[template]
+    i, n = sympy.Symbol("i"), sympy.Symbol("n")
     if template == "arithmetic":
         c, d = rng.randint(1, 4), rng.randint(-3, 3)
         term = plus(times(2 * c, "i"), str(d)) if d else times(2 * c, "i")
-        closed = render(sympy.factor(c * sympy.Symbol("n") * (sympy.Symbol("n") + 1) + d * sympy.Symbol("n")))
-    i, n = sympy.Symbol("i"), sympy.Symbol("n")
+        closed = render(sympy.factor(c * n * (n + 1) + d * n))
+    else:  # the same sum scaled: c times each term, c times the closed form
+        scale = rng.randint(1, 5)
+        if scale > 1:
+            term, closed = expanded(f"{scale}({term})"), render(sympy.factor(scale * parse(closed)))
     first_terms = " + ".join(render(parse(term).subs(i, value)) for value in (1, 2, 3))
     last = bracketed(substitute(term, "i", "n"))
     text = pick(rng, f"Prove by induction that {first_terms} + ... + {last} = {closed} for every integer n ≥ 1.",

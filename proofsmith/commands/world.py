@@ -1,11 +1,16 @@
-"""``proofsmith world``: write the ground-truth world's problems and proofs, with their checked truth, as JSONL.
+"""``proofsmith world``: write the ground-truth world's splits, with their checked truth, as JSONL files.
 
-The file is written whole and atomically (it takes seconds): a rerun with the same
-settings writes the same bytes. Its rows carry ``problem``, ``proof`` and ``score``, the
-columns ``label`` and ``eval verifier`` read, so either command runs on it as it is;
-``first_bad_step``, ``defect``, ``family`` and ``template`` come along for the truth
-metrics, and ``critique``, the analysis a verifier should write, for the SFT cold start.
-``--meta-out`` also writes meta-verifier rows: critiques under review with their ratings.
+``OUT/`` gets, per split (``train``, ``test_in``, ``test_out``; ``data.world.splits``):
+
+    SPLIT.jsonl        proofs: problem, proof, score (the columns label, eval verifier and
+                       train read), first_bad_step, defect, family, template, goal, and
+                       critique (the analysis a verifier should write; taught by train sft)
+    SPLIT_meta.jsonl   critiques of those proofs under review, with rating and assessment
+                       (the columns train meta-verifier reads)
+
+and ``config.toml`` (the resolved settings) and ``summary.json`` (counts per split, score,
+family and defect; the overlap between train and each test split). Every file is written
+whole and atomically; the same settings always write the same bytes.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ import argparse
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+from data.errors import InputError
 from proofsmith.commands.common import print_dry_run
-from proofsmith.config import Config, resolve_config
+from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import WORLD_FLAGS, overrides_from
-from proofsmith.run_files import check_output_path
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,36 +33,44 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print_dry_run(config)
         return 0
-    out = check_output_path(args.out)
-    meta_out = check_output_path(args.meta_out) if args.meta_out else None
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out must be a directory, and {out} is a file")
+    if not out.parent.is_dir():
+        raise InputError(f"output directory does not exist: {out.parent}")
+    from data.atomic import write_text_atomic
     from data.jsonl import write_jsonl
-    from data.world.proofs import world_proofs
+    from data.world.splits import make_splits, overlap
     from training.role_data.world_rows import world_rows
 
-    settings = config.world
-    proofs = list(world_proofs(settings.seed, settings.problems_per_template, settings.families, settings.defects))
-    proof_rows, rated = world_rows(proofs, settings.seed)
-    write_jsonl(out, proof_rows)
-    if meta_out is not None:
-        write_jsonl(meta_out, rated)
-    summary = {**summarize(proofs, str(out)), "meta_rows": len(rated) if meta_out else 0,
-               "meta_ratings": dict(Counter(f"{row['rating']:g}" for row in rated)) if meta_out else {}}
+    splits = make_splits(config.world)
+    out.mkdir(exist_ok=True)
+    write_text_atomic(out / "config.toml", to_toml(config))
+    summary: dict[str, Any] = {"out": str(out), "splits": {}}
+    for name, split in splits.items():
+        proof_rows, rated = world_rows(split.proofs, config.world.seed)
+        write_jsonl(out / f"{name}.jsonl", proof_rows)
+        write_jsonl(out / f"{name}_meta.jsonl", rated)
+        summary["splits"][name] = {
+            **counts(split.proofs), "meta_rows": len(rated), "redraw_failures": split.redraw_failures,
+            **({} if name == "train" else {"overlap_with_train": overlap(splits["train"].proofs, split.proofs)}),
+        }
+    write_text_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        scores = ", ".join(f"{score}: {count}" for score, count in summary["scores"].items())
-        print(f"wrote {summary['proofs']} proofs of {summary['problems']} problems to {out}  (scores {scores})")
-        print(f"families: {', '.join(f'{name} {count}' for name, count in summary['families'].items())}")
-        print(f"defects: {', '.join(f'{name} {count}' for name, count in summary['defects'].items())}")
-        if meta_out is not None:
-            ratings = ", ".join(f"{rating}: {count}" for rating, count in sorted(summary["meta_ratings"].items()))
-            print(f"meta-verifier rows: {summary['meta_rows']} in {meta_out}  (ratings {ratings})")
+        for name, numbers in summary["splits"].items():
+            scores = ", ".join(f"{score}: {count}" for score, count in numbers["scores"].items())
+            shared = numbers.get("overlap_with_train")
+            shared_text = f"; 8-gram overlap with train {shared['mean_8gram_overlap']:.1%}" if shared else ""
+            print(f"{name}: {numbers['proofs']} proofs of {numbers['problems']} problems (scores {scores}), "
+                  f"{numbers['meta_rows']} rated critiques{shared_text}")
+        print(f"wrote {out}/{{train,test_in,test_out}}{{,_meta}}.jsonl, config.toml, summary.json")
     return 0
 
 
-def summarize(proofs: list[Any], out: str) -> dict[str, Any]:
+def counts(proofs: Any) -> dict[str, Any]:
     return {
-        "out": out,
         "proofs": len(proofs),
         "problems": len({proof.problem.id for proof in proofs}),
         "scores": {f"{score:g}": count for score, count in sorted(Counter(proof.score for proof in proofs).items())},
