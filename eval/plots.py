@@ -95,20 +95,21 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def _attribute(report: AgreementReport, path: str) -> float | None:
+def _attribute(report: Any, path: str) -> float | None:
     value: Any = report
     for name in path.split("."):
         value = getattr(value, name)
     return value
 
 
-def metric_vs_n_png(metrics_by_n: Mapping[int, AgreementReport]) -> bytes:
-    """The CURVES against the number of samples n (log2 axis); None values are gaps."""
+def metric_vs_n_png(metrics_by_n: Mapping[int, Any], curves: Sequence[tuple[str, str]] = CURVES,
+                    title: str = "Metrics against the number of samples") -> bytes:
+    """``curves`` (label, attribute path) of each report against the number of samples n (log2 axis); None values are gaps."""
     plt = _pyplot()
     counts = sorted(metrics_by_n)
     figure, axis = plt.subplots(figsize=(5.6, 3.8))
     lowest = 0.0
-    for label, path in CURVES:
+    for label, path in curves:
         values = [_attribute(metrics_by_n[count], path) for count in counts]
         lowest = min([lowest, *(value for value in values if value is not None)])
         axis.plot(counts, [math.nan if value is None else value for value in values], marker="o", label=label)
@@ -117,10 +118,19 @@ def metric_vs_n_png(metrics_by_n: Mapping[int, AgreementReport]) -> bytes:
     axis.minorticks_off()
     axis.set_ylim(lowest - 0.05, 1.05)  # kappa can be negative
     axis.set_xlabel("samples per item (n)")
-    axis.set_title("Metrics against the number of samples", fontsize=10)
+    axis.set_title(title, fontsize=10)
     axis.legend(fontsize=8)
     axis.grid(alpha=0.3)
     return _png(figure)
+
+
+TRUTH_CURVES = (("balanced accuracy", "balanced_accuracy"), ("localisation", "localisation"),
+                ("localised by any of n", "localised_by_any"), ("invented-defect rate", "invented_defect_rate"))
+
+
+def truth_vs_n_png(truth_by_n: Mapping[int, Any]) -> bytes:
+    """The metrics against the checker's truth (``eval.truth``) against n."""
+    return metric_vs_n_png(truth_by_n, TRUTH_CURVES, "Against the checker's truth, by number of samples")
 
 
 def bar_png(labels: Sequence[str], values: Sequence[float | None], title: str, ylabel: str) -> bytes:

@@ -27,6 +27,7 @@ from pathlib import Path
 from data.atomic import write_text_atomic
 from eval import plots
 from eval.metrics import SCALE, AgreementReport, VerifiedItem, mean_score
+from eval.truth import TruthReport
 
 REPORT_NAME = "report.html"
 MAX_CELL_CHARS = 300
@@ -151,9 +152,27 @@ def _meta_filtered_section(filtered: Mapping[int, AgreementReport], removed: Map
     )
 
 
+def _truth_section(truth: Mapping[int, TruthReport]) -> str:
+    headers = ["n", "accuracy", "balanced accuracy", "localisation", "localised by any of n", "invented-defect rate",
+               "format failure rate"]
+    rows = [[n, report.accuracy, report.balanced_accuracy, report.localisation, report.localised_by_any,
+             report.invented_defect_rate, report.format_failure_rate] for n, report in sorted(truth.items())]
+    last = truth[max(truth)]
+    return _section(
+        "Against the checker's truth",
+        f"<p>{last.items} proofs with a checked truth ({last.flawed} flawed, {last.correct} correct). Localisation: the "
+        "share of analyses of flawed proofs that blame the first bad step; invented defects: analyses that blame a correct "
+        "step or mark a correct proof down (eval/truth.py).</p>\n",
+        _table("truth-vs-n", headers, rows),
+        _figure(plots.truth_vs_n_png(truth), "truth metrics against n",
+                "Each point uses the first n analyses of every proof."),
+    )
+
+
 def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[int, AgreementReport],
                          items: Sequence[VerifiedItem], meta_filtered: Mapping[int, AgreementReport] | None = None,
-                         meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None) -> str:
+                         meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None,
+                         truth: Mapping[int, TruthReport] | None = None) -> str:
     """The verifier-agreement page; the headline uses the largest n of ``metrics_by_n``.
 
     ``meta_filtered`` (metrics after the meta-verifier's veto, by n) and ``meta_removed``
@@ -190,6 +209,8 @@ def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[i
                                        [[f"{score:g}", count, mean] for score, mean, count in points])),
         _section("Metrics against n", _table("metric-vs-n", _METRIC_VS_N_HEADERS, _metric_vs_n_rows(metrics_by_n))),
     ]
+    if truth:
+        sections.append(_truth_section(truth))
     if meta_filtered:
         sections.append(_meta_filtered_section(meta_filtered, meta_removed or {}))
     return _page("Verifier evaluation", sections)
@@ -198,14 +219,15 @@ def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[i
 def write_verifier_report(out_dir: str | Path, settings: Mapping[str, object],
                           metrics_by_n: Mapping[int, AgreementReport], items: Sequence[VerifiedItem],
                           meta_filtered: Mapping[int, AgreementReport] | None = None,
-                          meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None) -> Path:
+                          meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None,
+                          truth: Mapping[int, TruthReport] | None = None) -> Path:
     """Write ``out_dir/report.html`` for a verifier-agreement run; returns its path.
 
     ``settings``: what the run used, shown in order (model, engine, data path, grade mapping,
     n, meta m, ...); ``metrics_by_n``: :func:`eval.metrics.agreement_by_sample_count`; the
     optional rest as in :func:`verifier_report_html`.
     """
-    return _write(out_dir, verifier_report_html(settings, metrics_by_n, items, meta_filtered, meta_removed, counts))
+    return _write(out_dir, verifier_report_html(settings, metrics_by_n, items, meta_filtered, meta_removed, counts, truth))
 
 
 def _columns(rows: Sequence[Mapping[str, object]]) -> list[str]:

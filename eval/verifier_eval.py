@@ -43,6 +43,7 @@ from data.atomic import write_text_atomic
 from data.jsonl import read_jsonl
 from eval.metrics import AgreementReport, VerifiedItem, agreement, agreement_by_sample_count, sample_counts
 from eval.report import write_verifier_report
+from eval.truth import TruthReport
 
 METRICS_NAME = "metrics.json"
 META_FILTER_RULE = (
@@ -151,13 +152,17 @@ def evaluate(records: Iterable[Mapping[str, Any]], meta: bool) -> VerifierEvalua
                               meta_filtered_by_sample_count(kept) if meta else None, counts)
 
 
-def metrics_document(evaluation: VerifierEvaluation, settings: Mapping[str, Any], counts: Mapping[str, int]) -> dict[str, Any]:
-    """What ``metrics.json`` holds: settings, counts, metrics by n, and the meta-filtered variant when it ran."""
+def metrics_document(evaluation: VerifierEvaluation, settings: Mapping[str, Any], counts: Mapping[str, int],
+                     truth: Mapping[int, TruthReport] | None = None) -> dict[str, Any]:
+    """What ``metrics.json`` holds: settings, counts, metrics by n, the meta-filtered variant when it ran, and the
+    metrics against the world's checker (``eval.truth``) when the data has its truth."""
     document: dict[str, Any] = {
         "settings": dict(settings),
         "counts": {**counts, **evaluation.counts},
         "metrics_by_n": {str(n): report.to_dict() for n, report in sorted(evaluation.metrics_by_n.items())},
     }
+    if truth:
+        document["truth_by_n"] = {str(n): report.to_dict() for n, report in sorted(truth.items())}
     if evaluation.meta_filtered is not None:
         document["meta_filtered"] = {
             "rule": META_FILTER_RULE,
@@ -167,12 +172,12 @@ def metrics_document(evaluation: VerifierEvaluation, settings: Mapping[str, Any]
 
 
 def write_outputs(out_dir: Path, evaluation: VerifierEvaluation, settings: Mapping[str, Any],
-                  counts: Mapping[str, int]) -> dict[str, Any]:
+                  counts: Mapping[str, int], truth: Mapping[int, TruthReport] | None = None) -> dict[str, Any]:
     """Write ``metrics.json`` and ``report.html`` (each atomically) into ``out_dir``; returns the metrics document.
 
     ``settings`` and count keys are snake_case (``data_path``); the page shows them with spaces.
     """
-    document = metrics_document(evaluation, settings, counts)
+    document = metrics_document(evaluation, settings, counts, truth)
     write_text_atomic(out_dir / METRICS_NAME, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     filtered = evaluation.meta_filtered
     write_verifier_report(
@@ -180,6 +185,7 @@ def write_outputs(out_dir: Path, evaluation: VerifierEvaluation, settings: Mappi
         meta_filtered={n: report.report for n, report in filtered.items()} if filtered is not None else None,
         meta_removed={n: report.removed for n, report in filtered.items()} if filtered is not None else None,
         counts={key.replace("_", " "): value for key, value in document["counts"].items()},
+        truth=truth,
     )
     return document
 
@@ -197,6 +203,9 @@ def headline(document: Mapping[str, Any]) -> dict[str, Any]:
         report = by_n[n]
         summary.update(n=int(n), **{key: report[key] for key in HEADLINE_KEYS},
                        all_pass_false_positive_rate=report["all_pass"]["false_positive_rate"])
+        truth = document.get("truth_by_n", {})
+        if truth:
+            summary["truth"] = truth[max(truth, key=int)]
         filtered = document.get("meta_filtered", {}).get("by_n", {}).get(n)
         if filtered is not None:
             summary["meta_filtered"] = {

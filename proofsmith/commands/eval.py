@@ -104,11 +104,14 @@ def run_verifier(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace, out: Path, config: Config, selected: list[HumanGrade], read: int,
            verified_now: int, engine_info: dict[str, Any]) -> int:
     """Metrics and report from every record of the selected proofs; the summary on stdout."""
+    from eval.truth import truth_by_sample_count, truths_from
     from eval.verifier_eval import evaluate, headline, read_records, write_outputs
 
     settings = config.eval_verifier
     records = read_records(out / ITEMS_NAME, [grade.id for grade in selected])
     evaluation = evaluate(records, meta=settings.meta > 0)
+    truths = truths_from({grade.id: grade.source_fields for grade in selected}, {grade.id: grade.human_score for grade in selected})
+    truth = truth_by_sample_count(records, truths) if truths else None
     detected = ", ".join(sorted({grade.source for grade in selected}))
     shown = {
         "model": engine_info["model"], "engine": engine_info["engine"], "data_path": settings.data,
@@ -120,7 +123,7 @@ def report(args: argparse.Namespace, out: Path, config: Config, selected: list[H
     }
     counts = {"data_items": read, "selected": len(selected), "resumed": len(selected) - verified_now,
               "verified_now": verified_now}
-    document = write_outputs(out, evaluation, shown, counts)
+    document = write_outputs(out, evaluation, shown, counts, truth)
     summary = {"out": str(out), **headline(document), "engine": engine_info["engine"], "model": engine_info["model"]}
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
@@ -148,4 +151,9 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
         if filtered:
             print("meta-filtered: " + "  ".join(f"{name} {_shown(filtered[name])}" for name in names)
                   + f"  ({filtered['removed_analyses']} analyses removed, {filtered['unjudged_analyses']} unjudged)")
+    truth = summary.get("truth")
+    if truth:
+        names = ("accuracy", "balanced_accuracy", "localisation", "localised_by_any", "invented_defect_rate")
+        print(f"against the checker's truth (n = {truth['n']}, {truth['flawed']} flawed, {truth['correct']} correct): "
+              + "  ".join(f"{name} {_shown(truth[name])}" for name in names))
     print(f"results: {out / 'metrics.json'}, {out / 'report.html'}, {out / ITEMS_NAME}")

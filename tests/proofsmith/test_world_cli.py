@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from data.world.blame import blamed_step
 from data.world.checker import check
 from data.world.claims import parse_claim
@@ -59,3 +61,23 @@ def test_bad_world_settings_are_one_line_errors(cli, tmp_path: Path) -> None:
     result = cli("world", "--out", str(tmp_path / "world"), "--family", "induction")
     assert result.returncode == 2 and "nothing is left to train on" in result.stderr
     assert not (tmp_path / "world").exists()
+
+
+@pytest.mark.slow
+def test_eval_verifier_on_world_data_reports_against_the_checker(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    world, run = tmp_path / "world", tmp_path / "eval"
+    assert cli("world", "--out", str(world), *SMALL).returncode == 0
+    result = cli("eval", "verifier", str(world / "test_in.jsonl"), "--out", str(run), "--engine", "transformers",
+                 "--max-items", "3", "--samples", "2", "--meta", "0", "--max-tokens", "24", "--seed", "0", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    assert sorted(metrics["truth_by_n"], key=int) == ["1", "2"]
+    truth = metrics["truth_by_n"]["2"]
+    rows = rows_of(world / "test_in.jsonl")[:3]
+    assert truth["items"] == 3 and truth["flawed"] == sum(row["score"] < 1 for row in rows)
+    assert summary["truth"] == truth
+    for name in ("localisation", "invented_defect_rate", "format_failure_rate", "balanced_accuracy"):
+        assert truth[name] is None or 0.0 <= truth[name] <= 1.0
+    page = (run / "report.html").read_text(encoding="utf-8")
+    assert '<table id="truth-vs-n">' in page and page.count("data:image/png;base64,") >= 4

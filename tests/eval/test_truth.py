@@ -1,0 +1,51 @@
+"""eval.truth: verifier metrics against the checker's truth, on hand-made records."""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.truth import Truth, truth_by_sample_count, truth_report, truths_from
+
+
+def analysis(score: float | None, text: str) -> dict:
+    return {"score": score, "analysis": text}
+
+
+RECORDS = [
+    # flawed at step 2: the first analysis localises, the second blames the (correct) step 1, the third fails the format
+    {"id": "f", "analyses": [analysis(0.0, "Step 1 is correct. Step 2 is false."), analysis(0.0, "Step 1 is wrong."),
+                             analysis(None, "rambling"), analysis(0.0, "The error is in Step 2.")]},
+    # correct: one clean pass, one invented defect, one mark-down without naming a step, one pass
+    {"id": "c", "analyses": [analysis(1.0, "Every step is correct."), analysis(0.0, "Step 3 has a sign error."),
+                             analysis(0.5, "Some details are missing."), analysis(1.0, "Fine.")]},
+    # a half-credit proof whose leap is at step 1, never found
+    {"id": "h", "analyses": [analysis(1.0, "All correct."), analysis(1.0, "No issues."), analysis(0.5, "Minor gaps."),
+                             analysis(0.5, "Looks fine.")]},
+    {"id": "elsewhere", "analyses": [analysis(1.0, "ok")]},  # no truth: left out
+]
+TRUTHS = {"f": Truth(0.0, 2), "c": Truth(1.0, None), "h": Truth(0.5, 1)}
+
+
+def test_metrics_at_one_sample() -> None:
+    report = truth_report(RECORDS, TRUTHS, 1)
+    assert (report.items, report.flawed, report.correct) == (3, 2, 1)
+    assert report.accuracy == pytest.approx(2 / 3)  # f: 0 right, c: 1 right, h: 1 wrong
+    assert report.balanced_accuracy == pytest.approx((1 + 1 + 0) / 3)
+    assert report.localisation == pytest.approx(1 / 2) and report.localised_by_any == pytest.approx(1 / 2)
+    assert report.invented_defect_rate == 0.0 and report.format_failure_rate == 0.0
+
+
+def test_more_samples_find_more_and_invent_more() -> None:
+    report = truth_report(RECORDS, TRUTHS, 4)
+    assert report.localisation == pytest.approx(2 / 8)  # 2 of the 8 analyses of flawed proofs blame the first bad step
+    assert report.localised_by_any == pytest.approx(1 / 2)  # f is found, h never
+    # parsed analyses: f 3, c 4, h 4 = 11; invented: f's "Step 1 is wrong", c's sign error and c's mark-down = 3
+    assert report.invented_defect_rate == pytest.approx(3 / 11)
+    assert report.format_failure_rate == pytest.approx(1 / 12)
+    assert sorted(truth_by_sample_count(RECORDS, TRUTHS)) == [1, 2, 4]
+
+
+def test_truths_come_only_from_rows_that_carry_them() -> None:
+    fields = {"w": {"first_bad_step": 3, "family": "identity"}, "x": {"first_bad_step": None}, "y": {"guidelines": "..."}}
+    assert truths_from(fields, {"w": 0.0, "x": 1.0, "y": 0.5}) == {"w": Truth(0.0, 3), "x": Truth(1.0, None)}
+    assert truth_by_sample_count(RECORDS, {}) == {}
