@@ -18,6 +18,17 @@ REPO = Path(__file__).resolve().parents[1]
 stay_offline()
 
 
+@pytest.fixture
+def progress_shown(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Progress switched on as the CLI does, with plain lines every 0.05 s (off again afterwards)."""
+    from engine import progress
+
+    monkeypatch.setenv(progress.INTERVAL_VARIABLE, "0.05")
+    progress.enable()
+    yield
+    progress.enable(False)
+
+
 @pytest.fixture(scope="session")
 def embedded_checkpoint() -> str:
     """The embedded model's converted float checkpoint (converted on first use, then cached)."""

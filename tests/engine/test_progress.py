@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterator
-
 import pytest
 
 from engine import progress
@@ -17,14 +15,6 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.fixture
-def shown(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv(progress.INTERVAL_VARIABLE, "0.05")
-    progress.enable()
-    yield
-    progress.enable(False)
-
-
 def test_nothing_is_written_until_the_cli_enables_it() -> None:
     stream = io.StringIO()
     with Progress("label", 3, "proof", stream=stream) as bar:
@@ -33,7 +23,7 @@ def test_nothing_is_written_until_the_cli_enables_it() -> None:
     assert stream.getvalue() == "" and not bar.active
 
 
-def test_a_lasting_progress_writes_start_periodic_and_final_lines(shown: None) -> None:
+def test_a_lasting_progress_writes_start_periodic_and_final_lines(progress_shown: None) -> None:
     stream = io.StringIO()
     with Progress("label", 4, "proof", initial=1, stream=stream) as bar:
         time.sleep(0.2)
@@ -45,7 +35,7 @@ def test_a_lasting_progress_writes_start_periodic_and_final_lines(shown: None) -
     assert lines[-1].startswith("proofsmith: label: 4/4 proofs (100%)") and lines[-1].endswith("score=0.5")
 
 
-def test_a_quick_transient_progress_leaves_no_trace(monkeypatch: pytest.MonkeyPatch, shown: None) -> None:
+def test_a_quick_transient_progress_leaves_no_trace(monkeypatch: pytest.MonkeyPatch, progress_shown: None) -> None:
     monkeypatch.setenv(progress.INTERVAL_VARIABLE, "30")
     stream = io.StringIO()
     with GenerationProgress("transformers", 2, stream=stream) as call:
@@ -53,7 +43,7 @@ def test_a_quick_transient_progress_leaves_no_trace(monkeypatch: pytest.MonkeyPa
     assert stream.getvalue() == ""
 
 
-def test_an_inner_progress_writes_for_both_and_the_outer_waits(shown: None) -> None:
+def test_an_inner_progress_writes_for_both_and_the_outer_waits(progress_shown: None) -> None:
     stream = io.StringIO()
     with Progress("label", 2, "proof", stream=stream):
         with GenerationProgress("vllm", 3, stream=stream) as call:
@@ -69,7 +59,7 @@ def test_an_inner_progress_writes_for_both_and_the_outer_waits(shown: None) -> N
     assert all("vllm generate" in line for line in lines[start: end + 1])
 
 
-def test_a_terminal_gets_a_tqdm_bar(shown: None) -> None:
+def test_a_terminal_gets_a_tqdm_bar(progress_shown: None) -> None:
     stream = Terminal()
     with Progress("prove", 2, "round", stream=stream) as bar:
         bar.update(2)
@@ -85,7 +75,7 @@ def test_a_bad_interval_falls_back_to_the_default(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.slow
-def test_generation_progress_on_the_transformers_engine(transformers_engine, shown: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_generation_progress_on_the_transformers_engine(transformers_engine, progress_shown: None, capsys: pytest.CaptureFixture[str]) -> None:
     from engine.base import ChatMessage, GenerationRequest
 
     request = GenerationRequest((ChatMessage("user", "Count to ten."),), n=2, max_tokens=12, temperature=0.8, seed=3)
@@ -100,7 +90,7 @@ def test_generation_progress_on_the_transformers_engine(transformers_engine, sho
 
 
 @pytest.mark.slow
-def test_generation_progress_through_a_server(vllm_server, shown: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_generation_progress_through_a_server(vllm_server, progress_shown: None, capsys: pytest.CaptureFixture[str]) -> None:
     from engine.base import ChatMessage, GenerationRequest
     from engine.config import EngineConfig
     from engine.openai_backend import OpenAIEngine

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -12,15 +11,9 @@ from engine import progress
 from training.trainers.progress import TrainingProgress, show_training_progress
 
 
-@pytest.fixture
-def shown(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv(progress.INTERVAL_VARIABLE, "60")
-    progress.enable()
-    yield
-    progress.enable(False)
-
-
-def test_steps_and_the_latest_loss_and_reward_are_shown(shown: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_steps_and_the_latest_loss_and_reward_are_shown(progress_shown: None, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(progress.INTERVAL_VARIABLE, "60")  # only the start and end lines
     callback = TrainingProgress("train verifier")
     state = SimpleNamespace(is_world_process_zero=True, max_steps=3, global_step=1)  # resumed after step 1
     callback.on_train_begin(None, state, None)
