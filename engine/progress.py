@@ -107,10 +107,10 @@ class Progress:
             self._bar = tqdm(total=total, initial=initial, desc=description, unit=unit, file=self._stream,
                              leave=not transient, delay=TERMINAL_DELAY_S if transient else 0, dynamic_ncols=True)
             period = 1.0
-        elif not transient:
-            self._write_line()
         with _open_lock:
             _open.append(self)
+        if self._bar is None and not transient:
+            self._write_line()
         if period > 0:
             self._ticker = threading.Thread(target=self._tick, args=(period,), name="proofsmith-progress", daemon=True)
             self._ticker.start()
@@ -160,7 +160,7 @@ class Progress:
         self.close()
 
     def line(self) -> str:
-        """The plain-text status, e.g. ``labeled: 2/6 proofs (33%), 1:20 elapsed, score=0.5``."""
+        """The plain-text status, e.g. ``label: 2/6 proofs (33%), 1:20 elapsed``."""
         count = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
         percent = f" ({self.done / self.total:.0%})" if self.total else ""
         details = "".join(f", {name}={value}" for name, value in self.details.items())
