@@ -27,6 +27,9 @@ class GeneratedProof:
     self_evaluation: Verdict
     format_errors: tuple[str, ...] = ()
     """Problems with the sections themselves; the self-evaluation's own are in its verdict."""
+    self_evaluation_text: str = ""
+    """The whole self-evaluation section as written: analysis, verdict line and boxed self-score (what a
+    meta-verifier must see to check that the score fits the defects)."""
 
     @property
     def self_score(self) -> float | None:
@@ -65,5 +68,6 @@ def parse_generation(text: str, finish_reason: str | None = None) -> GeneratedPr
     proof = visible[proof_start: last_evaluation.start()].strip()
     if not proof:
         errors.append("the solution section is empty")
-    verdict = parse_verdict(visible[last_evaluation.end():], VERIFIER_FORMAT, finish_reason)
-    return GeneratedProof(proof, verdict, tuple(errors))
+    section = visible[last_evaluation.end():]
+    verdict = parse_verdict(section, VERIFIER_FORMAT, finish_reason)
+    return GeneratedProof(proof, verdict, tuple(errors), section.strip())

@@ -174,7 +174,8 @@ class GeneratorReward(RoleReward):
             )
         scored = [index for index in formatted if proof_scores[index] is not None]
         ratings = await self.meta_ratings(
-            [MetaItem(problem[i], generated[i].proof, generated[i].self_evaluation.analysis) for i in scored], meta_stats
+            # the whole self-evaluation, verdict and boxed self-score included: ms rates whether the score fits the defects
+            [MetaItem(problem[i], generated[i].proof, generated[i].self_evaluation_text) for i in scored], meta_stats
         )
         rating_of = dict(zip(scored, ratings))
         rewards: list[float | None] = []

@@ -19,6 +19,7 @@ import pytest
 
 from data.errors import EngineUnavailableError, PromptTooLongError
 from engine.base import ChatMessage, Completion, Engine, GenerationRequest, GenerationResult, StreamingEngine
+from meta_verifier.meta_verify import MetaItem, meta_verification_messages
 from training.rewards.role_rewards import GeneratorReward, MetaVerifierReward, VerifierReward, completion_text
 from training.rewards.scoring_engines import CallStats, ScoringClient
 from training.config import RewardSettings, SamplingSettings
@@ -458,6 +459,18 @@ def test_generator_reward_values(engine_type: type[ScriptedEngine]) -> None:
     assert metrics.one("skipped") == 2.0
     assert metrics.one("verifier/failed_calls") == 0.0 and metrics.one("meta/failed_calls") == 0.0
     assert metrics.one("verifier/completion_tokens") == 40.0
+
+
+def test_the_meta_verifier_sees_the_whole_self_evaluation_with_its_score() -> None:
+    judge = ScriptedEngine(meta=META_SCRIPT)
+    reward = GeneratorReward(RewardSettings(verifier="engine", meta="engine"),
+                             verifier=ScoringClient(ScriptedEngine(verify=VERIFY_SCRIPT), 1), meta=ScoringClient(judge, 1))
+    run_generator(reward, GENERATED[:1])
+    (request,) = judge.requests_sent()
+    whole = GENERATED[0].split("## Self Evaluation", 1)[1].strip()
+    assert "\\boxed{1}" in whole and "Based on my evaluation, the final overall score should be:" in whole
+    expected = meta_verification_messages(MetaItem(PROBLEM, "PROOF-1 complete.", whole))
+    assert request.messages == expected  # the exact prompt: verdict line and boxed self-score included
 
 
 def test_generator_reward_with_one_in_process_engine_makes_two_calls_per_step() -> None:
