@@ -17,6 +17,7 @@ pool of the complete rounds, drops the lines of a round in flight, and continues
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from generator.config import SearchConfig
 from generator.parse import parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
+from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.verification import verify_proofs
 
 ROUND_SEED_STRIDE = 1_000_003
@@ -101,10 +103,23 @@ def top_k(pool: list[Candidate], k: int) -> list[Candidate]:
     return [candidate for candidate in ranked(pool) if candidate.proof and candidate.analyses][:k]
 
 
-def quoted_analyses(candidate: Candidate, limit: int, order: str) -> list[tuple[str, float | None]]:
-    """The (analysis, score) pairs a refinement prompt quotes, issue-finding first unless ``order='sampled'``."""
-    quoted = [(analysis["analysis"], analysis["score"]) for analysis in candidate.analyses]
-    return (issues_first(quoted) if order == "issues-first" else quoted)[:limit]
+def visible_analysis(text: str) -> str:
+    """What a refinement prompt quotes of a verifier sample: its analysis, without any think block or verdict line."""
+    return parse_verdict(text, VERIFIER_FORMAT).analysis or text
+
+
+def quoted_analyses(candidate: Candidate, limit: int, order: str, draw: random.Random | None = None) -> list[tuple[str, float | None]]:
+    """The (analysis, score) pairs a refinement prompt quotes, issue-finding first unless ``order='sampled'``.
+
+    With ``draw``, which analyses of one score come first is drawn afresh (a parent chosen
+    again in a later round is shown other analyses of the same score, when it has them).
+    """
+    quoted = [(visible_analysis(analysis["analysis"]), analysis["score"]) for analysis in candidate.analyses]
+    if order == "issues-first":
+        if draw is not None:
+            draw.shuffle(quoted)
+        quoted = issues_first(quoted)
+    return quoted[:limit]
 
 
 class SearchState:
@@ -168,7 +183,10 @@ def _run_round(
     else:
         chosen = top_k(pool, config.top_k)
         prompts = [
-            refinement_messages(problem, c.proof, quoted_analyses(c, config.analyses_per_prompt, config.analysis_order), prompts_dir)
+            refinement_messages(problem, c.proof, quoted_analyses(
+                c, config.analyses_per_prompt, config.analysis_order,
+                random.Random(f"{sampling.seed}/{round_number}/{c.id}"),  # seeded: a rerun quotes the same
+            ), prompts_dir)
             for c in chosen
         ]
         parents = [(c.id,) for c in chosen]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -45,6 +46,23 @@ def test_quoted_analyses_put_issues_first_and_respect_the_limit() -> None:
     assert [score for _, score in quoted_analyses(proof, 3, "issues-first")] == [0, 0.5, 1]
     assert [score for _, score in quoted_analyses(proof, 8, "issues-first")] == [0, 0.5, 1, 1, None]
     assert [score for _, score in quoted_analyses(proof, 2, "sampled")] == [1, 0.5]
+
+
+def test_quoted_analyses_are_the_visible_analysis_without_think_block_or_verdict() -> None:
+    raw = f"<think>private</think>Here is my evaluation of the solution:\nStep 2 is wrong.\n\n{CLOSER} \\boxed{{0}}"
+    proof = replace(candidate("a", [0]), analyses=({"score": 0.0, "analysis": raw},))
+    assert quoted_analyses(proof, 8, "issues-first") == [("Step 2 is wrong.", 0.0)]
+
+
+def test_which_analyses_of_a_score_are_quoted_is_drawn_afresh_each_round_and_seeded() -> None:
+    proof = candidate("a", [0] * 6 + [1] * 6)
+    def first_three(round_number: int) -> list[str]:
+        draw = random.Random(f"0/{round_number}/a")
+        return [text for text, _ in quoted_analyses(proof, 3, "issues-first", draw)]
+    rounds = [first_three(number) for number in range(1, 6)]
+    assert all(text.split("-")[-1] in {"0", "1", "2", "3", "4", "5"} for chosen in rounds for text in chosen)  # issues first
+    assert len({tuple(chosen) for chosen in rounds}) > 1  # a parent chosen again is shown other analyses
+    assert first_three(2) == first_three(2)  # and a rerun quotes the same
 
 
 def test_issues_first_orders_by_score_with_unscored_last_and_keeps_ties_in_order() -> None:
