@@ -145,7 +145,7 @@ def _meta_filtered_section(filtered: Mapping[int, AgreementReport], removed: Map
     curve = [[*row, removed.get(row[0])] for row in _metric_vs_n_rows(filtered)]
     return _section(
         f"Meta-filtered metrics (n = {n})",
-        "<p>Each item keeps its first n analyses minus those whose critique the meta-verifier judged invalid; "
+        "<p>Each item keeps its first n analyses minus those whose critique the meta-verifier refuted; "
         "removed analyses are not format failures (rule: metrics.json, meta_filtered.rule).</p>\n",
         _table("headline-meta-filtered", ["metric", "value"], rows),
         _table("metric-vs-n-meta-filtered", [*_METRIC_VS_N_HEADERS, "analyses removed"], curve),

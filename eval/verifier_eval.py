@@ -15,14 +15,17 @@ records only; it runs no model. The rules, decided once here:
   ``eval.metrics``'.
 * Meta-filtered metrics (``meta_filtered``, only when meta-verification ran): at each n,
   take the item's first n analyses and remove those whose critique the meta-verifier
-  *judged invalid*: ``valid`` is False and at least one of its meta ratings parsed. The rest
-  is scored exactly like the raw metrics. So:
+  *refuted* (``critique`` is ``refuted``: a majority of its ratings say its defects are not
+  real; ``training.auto_labeling.rule``). The rest is scored exactly like the raw metrics. So:
 
   - a removed analysis is absent, not a format failure (format failures are the
     unparsable verifier analyses that remain);
-  - an analysis giving 1 is never meta-verified (``valid`` None) and always stays;
-  - a flagged analysis whose meta ratings all failed to parse, or whose meta prompt did
-    not fit (``meta_error``), was not judged: it stays, and is counted as ``unjudged``;
+  - an analysis giving 1 is never meta-verified (``critique`` None) and always stays;
+  - a flagged analysis that was neither confirmed nor refuted (split or 0.5 ratings, none
+    parsed, or a meta prompt that did not fit: ``critique`` ``unknown``) stays, and is
+    counted as ``unjudged``;
+  - records written before critique statuses existed are read by their ``valid`` flag:
+    removed when not valid with a parsed rating, unjudged when no rating parsed;
   - an item whose n analyses were all removed has no verdict (``items_without_verdict``;
     wrong for accuracy), as with all-None samples.
 
@@ -47,8 +50,8 @@ from eval.truth import TruthReport
 
 METRICS_NAME = "metrics.json"
 META_FILTER_RULE = (
-    "at each n, the first n analyses of an item minus those the meta-verifier judged invalid "
-    "(valid == false with at least one parsed meta rating); removed analyses are not format failures"
+    "at each n, the first n analyses of an item minus those the meta-verifier refuted "
+    "(critique == refuted: most ratings say the defects are not real); removed analyses are not format failures"
 )
 
 
@@ -58,7 +61,7 @@ class FilteredReport:
 
     report: AgreementReport
     removed: int
-    """Analyses among the first n whose critique was judged invalid, left out."""
+    """Analyses among the first n whose critique the meta-verifier refuted, left out."""
     unjudged: int
     """Flagged analyses kept because no meta rating parsed (or the meta prompt did not fit)."""
 
@@ -98,12 +101,16 @@ def read_records(path: Path, ids: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def judged_invalid(analysis: Mapping[str, Any]) -> bool:
-    """The meta-verifier rated this critique and found it invalid."""
+    """The meta-verifier refuted this critique (records before critique statuses: not confirmed, with a parsed rating)."""
+    if "critique" in analysis:
+        return analysis["critique"] == "refuted"
     return analysis.get("valid") is False and any(rating.get("score") is not None for rating in analysis.get("meta") or [])
 
 
 def unjudged(analysis: Mapping[str, Any]) -> bool:
-    """A critique that reports issues but got no usable meta rating."""
+    """A critique that reports issues but that the meta-verifier neither confirmed nor refuted (kept)."""
+    if "critique" in analysis:
+        return analysis["critique"] == "unknown"
     flagged = analysis.get("score") is not None and analysis["score"] < 1
     return flagged and not any(rating.get("score") is not None for rating in analysis.get("meta") or [])
 
@@ -126,7 +133,7 @@ def raw_item(record: Mapping[str, Any]) -> VerifiedItem:
 
 
 def filtered_item(record: Mapping[str, Any], count: int) -> tuple[VerifiedItem, int, int]:
-    """The item's first ``count`` analyses without those judged invalid; (item, removed, unjudged)."""
+    """The item's first ``count`` analyses without those the meta-verifier refuted; (item, removed, unjudged)."""
     first = record["analyses"][:count]
     kept = [analysis["score"] for analysis in first if not judged_invalid(analysis)]
     return (VerifiedItem(record["human_score"], tuple(kept), record["id"]), len(first) - len(kept),

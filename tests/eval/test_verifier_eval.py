@@ -56,6 +56,17 @@ def test_judged_invalid_needs_a_parsed_rating() -> None:
     assert not unjudged(analysis(1.0)) and not unjudged(analysis(None)) and not unjudged(analysis(0.0, False, (0.0,)))
 
 
+def test_the_meta_filter_removes_refuted_critiques_and_keeps_unknown_ones() -> None:
+    def critiqued(score: float, status: str | None, ratings: tuple) -> dict:
+        return {**analysis(score, status == "confirmed" if status else None, ratings), "critique": status}
+
+    assert judged_invalid(critiqued(0.0, "refuted", (0.0, 0.0)))
+    assert not judged_invalid(critiqued(0.0, "unknown", (0.5, 0.5)))  # not confirmed is not refuted
+    assert not judged_invalid(critiqued(0.0, "confirmed", (1.0,)))
+    assert unjudged(critiqued(0.5, "unknown", (0.5, 0.0))) and not unjudged(critiqued(0.0, "refuted", (0.0,)))
+    assert not judged_invalid(critiqued(1.0, None, ())) and not unjudged(critiqued(1.0, None, ()))
+
+
 def test_error_and_ungraded_records_are_counted_and_left_out() -> None:
     evaluation = evaluate(RECORDS, meta=False)
     assert evaluation.counts == {"records": 6, "evaluated": 4, "prompt_too_long": 1, "without_human_score": 1}

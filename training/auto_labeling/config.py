@@ -2,8 +2,9 @@
 
 Defaults n=8, m=4, k=2 (the paper does not publish its values): 8 verifications give
 each proof several chances to have a real flaw found; 4 meta-verifications per critique
-make "valid" a 3-of-4 vote; k=2 asks for two independently confirmed critiques at the
-lowest score before a proof is labeled below 1, so a single lucky critique cannot.
+make "confirmed" (and "refuted") a 3-of-4 vote; k=2 asks for two independently confirmed
+critiques at the lowest score before a proof is labeled below 1, so a single lucky
+critique cannot.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ class LabelConfig:
     m: int = 4
     """Meta-verifications per analysis that reports issues (score < 1); 0 turns meta-verification off (every critique is then taken at its word)."""
     k: int = 2
-    """Valid analyses at the lowest score needed to label the proof with that score."""
+    """Confirmed analyses at the lowest score needed to label the proof with that score."""
     confirm_rating: float = 1.0
     """A meta rating at or above this confirms an analysis (1: every defect real and the score fits)."""
     majority: float = 0.5
-    """An analysis is valid when more than this fraction of its parsed meta ratings confirm it."""
+    """A critique is confirmed when more than this fraction of its parsed meta ratings confirm it, refuted when more than this fraction are 0."""
     chunk_size: int = 16
     """Proofs per engine call with in-process engines (a server gets each proof as soon as a slot is free)."""
     on_bad_row: str = "fail"

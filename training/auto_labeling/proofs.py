@@ -17,7 +17,7 @@ from engine.config import SamplingConfig
 from engine.sampling import make_requests, request_seed
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.auto_labeling.config import LabelConfig
-from training.auto_labeling.rule import TOO_LONG_RULE, LabelDecision, decide, is_valid
+from training.auto_labeling.rule import TOO_LONG_RULE, CritiqueStatus, LabelDecision, critique_status, decide
 from verifier.prompt import verification_messages
 from verifier.verification import Verification, verification_from
 
@@ -28,10 +28,11 @@ class LabeledProof:
     verification: Verification
     meta: dict[int, Verification]
     """Meta-verifications by analysis index; only analyses that report issues have one."""
-    validity: tuple[bool, ...]
+    statuses: tuple[CritiqueStatus | None, ...]
+    """Per analysis: its critique status (``training.auto_labeling.rule``); None for an analysis giving 1 or none."""
     decision: LabelDecision
     meta_errors: dict[int, str] = field(default_factory=dict)
-    """Analyses whose meta-verification prompt did not fit the model's context (not valid)."""
+    """Analyses whose meta-verification prompt did not fit the model's context (their critique is unknown)."""
     error: str | None = None
     """Why the proof could not be verified at all (its prompt is longer than the context)."""
 
@@ -41,7 +42,8 @@ class LabeledProof:
             meta = self.meta.get(index)
             entry = {
                 **analysis.to_dict(),
-                "valid": self.validity[index] if meta is not None else None,
+                "critique": self.statuses[index],
+                "valid": None if self.statuses[index] in (None, "unchecked") else self.statuses[index] == "confirmed",
                 "meta": [rating.to_dict() for rating in meta.analyses] if meta is not None else [],
             }
             if index in self.meta_errors:
@@ -56,7 +58,7 @@ class LabeledProof:
             "label": self.decision.label,
             "rule": self.decision.rule,
             "lowest_score": self.decision.lowest,
-            "valid_at_lowest": self.decision.valid_at_lowest,
+            "confirmed_at_lowest": self.decision.confirmed_at_lowest,
             "analyses": analyses,
             "completion_tokens": self.verification.completion_tokens + meta_tokens,
         }
@@ -107,15 +109,20 @@ def meta_rating(item: ProofItem, verification: Verification, index: int, result:
 
 def assemble(item: ProofItem, verification: Verification, meta: dict[int, Verification], meta_errors: dict[int, str],
              config: LabelConfig) -> LabeledProof:
-    """Apply validity votes and the k rule to one proof's verifications and meta ratings.
+    """Critique statuses from the meta ratings, then the k rule, for one proof's verifications.
 
-    With ``config.m == 0`` nothing is meta-verified and every critique counts as valid in
-    the k rule (the record's ``valid`` stays None: unchecked).
+    With ``config.m == 0`` nothing is meta-verified and every critique is ``unchecked``
+    (taken at its word by the k rule; the record's ``valid`` stays None).
     """
-    validity = tuple(
-        config.m == 0
-        or (index in meta and is_valid([a.score for a in meta[index].analyses], config.confirm_rating, config.majority))
-        for index in range(len(verification.analyses))
-    )
-    decision = decide([analysis.score for analysis in verification.analyses], validity, config.k)
-    return LabeledProof(item, verification, meta, validity, decision, meta_errors)
+    statuses: list[CritiqueStatus | None] = []
+    for index, analysis in enumerate(verification.analyses):
+        if analysis.score is None or analysis.score >= 1.0:
+            statuses.append(None)
+        elif config.m == 0:
+            statuses.append("unchecked")
+        elif index in meta:
+            statuses.append(critique_status([a.score for a in meta[index].analyses], config.confirm_rating, config.majority))
+        else:
+            statuses.append("unknown")  # its meta prompt did not fit the context
+    decision = decide([analysis.score for analysis in verification.analyses], statuses, config.k)
+    return LabeledProof(item, verification, meta, tuple(statuses), decision, meta_errors)

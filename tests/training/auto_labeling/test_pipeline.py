@@ -102,11 +102,14 @@ def test_chunk_labels_follow_the_rule_in_two_engine_calls() -> None:
     labeled = label_chunk(engine, list(enumerate(items)), LabelConfig(n=3, m=2, k=1), SamplingConfig())
     assert engine.calls == 2
     assert [(entry.decision.label, entry.decision.rule) for entry in labeled] == [
-        (1.0, "no-valid-issue"), (0.0, "k-valid-at-lowest"), (None, "needs-human")
+        (1.0, "no-issue"), (0.0, "k-confirmed-at-lowest"), (None, "needs-human")
     ]
     flawed = labeled[1].to_record()
+    assert [analysis["critique"] for analysis in flawed["analyses"]] == ["confirmed", "unknown", None]  # 1-1 / 1-0 / a 1
     assert [analysis["valid"] for analysis in flawed["analyses"]] == [True, False, None]
     assert [len(analysis["meta"]) for analysis in flawed["analyses"]] == [2, 2, 0]
+    # gamma: its 0 is refuted, its 0.5 confirmed: no k confirmed at the lowest, and not every issue refuted
+    assert [analysis["critique"] for analysis in labeled[2].to_record()["analyses"]] == ["refuted", "confirmed", None]
 
 
 def test_a_rerun_drops_the_line_a_kill_cut_off_and_labels_only_what_is_missing(tmp_path: Path) -> None:
@@ -166,13 +169,13 @@ def test_a_prompt_longer_than_the_context_is_recorded_not_fatal(tmp_path: Path, 
 
 
 @pytest.mark.parametrize("streaming", [False, True])
-def test_a_critique_too_long_to_meta_verify_counts_as_unconfirmed(tmp_path: Path, streaming: bool) -> None:
+def test_a_critique_too_long_to_meta_verify_is_unknown(tmp_path: Path, streaming: bool) -> None:
     scores = {"proof-delta": ["0|TOO-LONG", "0", "1"]}
     engine = (ScriptedStreamingEngine if streaming else ScriptedEngine)(scores, {"critique-proof-delta-1": ["1", "1"]})
     [record] = labeled_lines(engine, [ProofItem("d", "Prove it.", "proof-delta")], tmp_path / "out.jsonl", LabelConfig(n=3, m=2, k=2))
     first, second, third = record["analyses"]
-    assert "too long" in first["meta_error"] and first["meta"] == [] and first["valid"] is None
-    assert second["valid"] is True and "meta_error" not in second and third["valid"] is None
+    assert "too long" in first["meta_error"] and first["meta"] == [] and first["critique"] == "unknown"
+    assert second["critique"] == "confirmed" and "meta_error" not in second and third["critique"] is None
     assert (record["label"], record["rule"]) == (None, "needs-human")  # one confirmed critique, k=2
 
 
@@ -220,10 +223,12 @@ def test_chunk_without_meta_makes_one_engine_call_and_trusts_every_critique() ->
     labeled = label_chunk(engine, list(enumerate(items)), LabelConfig(n=2, m=0, k=2), SamplingConfig())
     assert engine.calls == 1  # the verifications only
     assert [(entry.decision.label, entry.decision.rule) for entry in labeled] == [
-        (1.0, "no-valid-issue"), (0.0, "k-valid-at-lowest"), (None, "needs-human")
+        (1.0, "no-issue"), (0.0, "k-confirmed-at-lowest"), (None, "needs-human")
     ]
     for entry in labeled:
-        assert all(analysis["valid"] is None and analysis["meta"] == [] for analysis in entry.to_record()["analyses"])
+        for analysis in entry.to_record()["analyses"]:
+            assert analysis["valid"] is None and analysis["meta"] == []
+            assert analysis["critique"] == (None if analysis["score"] in (None, 1.0) else "unchecked")
 
 
 def test_streaming_without_meta_sends_no_meta_request() -> None:
