@@ -250,7 +250,7 @@ class LoopSettings:
     auto_label: bool = False
     """From iteration 2, label sampled proofs with the `label` pipeline ([label] settings) and add the labeled ones to the verifier data."""
     rft_min_score: float = 1.0
-    """Rejection fine-tuning keeps sampled proofs the verifier scores at least this, and analyses that match their reference score."""
+    """Without auto_label: rejection fine-tuning keeps sampled proofs whose one verification scores at least this and agrees with their self-score (with auto_label: those labelled 1 with self-score 1)."""
 
     def __post_init__(self) -> None:
         for name in ("iterations", "sample_problems", "proofs_per_problem"):

@@ -7,9 +7,10 @@ Stages, each starting from the model the previous one finished (the first from
     samples        (iteration >= 2) proofs sampled from the current model, each verified once
     label          (iteration >= 2, ``loop.auto_label``) the sampled proofs through the
                    ``label`` pipeline; labeled ones join this iteration's verifier data
-    rft            (iteration >= 2) SFT on what scored well: sampled proofs the model's own
-                   verification scored >= ``loop.rft_min_score``, and analyses of graded
-                   proofs that matched their reference score
+    rft            (iteration >= 2) SFT on what the labels vouch for (``rejection_set``):
+                   sampled proofs auto-labelled 1 whose self-score says 1, analyses of
+                   them that the meta-verifier confirmed and that agree with the label, and
+                   analyses of graded proofs that match their reference score
     meta-verifier  (when ``loop.meta_data`` is set) GRPO on rated analyses
     verifier       GRPO on graded proofs
     generator      GRPO on problems, starting from the verifier checkpoint
@@ -44,6 +45,35 @@ from verifier.prompt import verification_messages
 from verifier.verification import verify_proofs
 
 logger = logging.getLogger(__name__)
+
+
+def rejection_set(drafts: list[dict[str, Any]], labeled: list[dict[str, Any]] | None, min_score: float,
+                  prompts_dir: str | None) -> list[dict[str, Any]]:
+    """SFT records of the sampled proofs and analyses worth imitating.
+
+    With auto-labels (``labeled``, the label pipeline's records of these drafts): proofs
+    labelled 1 whose self-score is 1 too (a proof the model wrongly thought flawed teaches
+    a dishonest self-evaluation), and the analyses of labelled proofs whose critique the
+    meta-verifier confirmed and whose score is the label. Without them: proofs whose one
+    verification scored at least ``min_score`` and whose self-score agrees with it.
+    """
+    if labeled is None:
+        kept = [draft for draft in drafts if draft.get("verifier_score") is not None
+                and draft["verifier_score"] >= min_score and draft.get("self_score") == draft["verifier_score"]]
+    else:
+        label_of = {record["id"]: record["label"] for record in labeled}
+        kept = [draft for draft in drafts
+                if label_of.get(stable_id(draft["problem"], draft["proof"])) == 1.0 and draft.get("self_score") == 1.0]
+    records = [{"prompt": as_dicts(generation_messages(draft["problem"], prompts_dir)),
+                "completion": [{"role": "assistant", "content": draft["completion"]}]} for draft in kept]
+    for record in labeled or []:
+        if record.get("label") is None:
+            continue
+        for analysis in record.get("analyses") or []:
+            if analysis.get("critique") == "confirmed" and analysis.get("score") == record["label"]:
+                records.append({"prompt": as_dicts(verification_messages(record["problem"], record["proof"], prompts_dir)),
+                                "completion": [{"role": "assistant", "content": analysis["analysis"]}]})
+    return records
 
 
 class Loop:
@@ -164,14 +194,12 @@ class Loop:
         records = read_jsonl(out) if out.exists() else []
         return [TrainingRow(r["id"], r["problem"], r["proof"], r["label"]) for r in records if r["label"] is not None]
 
-    def rft_records(self, engine: Any, drafts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Rejection fine-tuning set: good sampled proofs, and analyses that matched the reference score."""
+    def rft_records(self, iteration: int, engine: Any, drafts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rejection fine-tuning set (``rejection_set``), plus analyses of graded proofs that match their reference score."""
         loop, prompts_dir = self.config.loop, self.config.prompts_dir or None
-        records = [
-            {"prompt": as_dicts(generation_messages(d["problem"], prompts_dir)),
-             "completion": [{"role": "assistant", "content": d["completion"]}]}
-            for d in drafts if d.get("verifier_score") is not None and d["verifier_score"] >= loop.rft_min_score
-        ]
+        labeled_path = self.root / f"iter{iteration}" / "labeled.jsonl"
+        labeled = read_jsonl(labeled_path) if loop.auto_label and labeled_path.exists() else None
+        records = rejection_set(drafts, labeled, loop.rft_min_score, prompts_dir)
         graded = self.rows("verifier", loop.verifier_data)[: loop.sample_problems]
         verifications = verify_proofs(engine, [(row.problem, row.proof) for row in graded], loop.proofs_per_problem,
                                       self.verification_sampling(), prompts_dir)
@@ -198,7 +226,7 @@ class Loop:
                     mark_complete(label_dir)
                     self.log.append({"iteration": iteration, "stage": "label", "status": "labeled"})
                 if rft_needed:
-                    records = self.rft_records(engine, drafts)
+                    records = self.rft_records(iteration, engine, drafts)
             finally:
                 engine.close()
         if rft_needed and not records:
