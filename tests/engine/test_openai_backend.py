@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
-
 import pytest
 
 from data.errors import EngineUnavailableError, ModelNotFoundError, PromptTooLongError
@@ -69,16 +65,4 @@ def test_unknown_model_and_too_long_prompt_are_clear_errors(vllm_server) -> None
         engine_for(vllm_server.base_url).generate([ask("word " * 6000)])
 
 
-def test_request_survives_a_server_kill_and_restart(vllm_server, caplog: pytest.LogCaptureFixture) -> None:
-    engine = engine_for(vllm_server.base_url, model="smollm2", max_retries=10, retry_backoff_s=1.0)
-    assert engine.generate([ask("Before the crash.")])[0].completions[0].text
-    vllm_server.stop(kill=True)
-    restarter = threading.Thread(target=lambda: (time.sleep(1.0), vllm_server.start()))
-    restarter.start()
-    try:
-        with caplog.at_level(logging.WARNING, logger="engine.openai_backend"):
-            results = engine.generate([ask("After the restart.")])
-    finally:
-        restarter.join()
-    assert results[0].completions[0].text
-    assert any("retry" in record.getMessage() for record in caplog.records)
+# A request surviving a server kill and restart: tests/training/async_rl/test_async_train.py (one kill shared with the label CLI and async training).

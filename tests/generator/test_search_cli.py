@@ -17,6 +17,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 PROBLEM = "Prove that the product of two odd integers is odd."
 SMALL = ("--pool", "2", "--verify-samples", "2", "--top-k", "1", "--max-tokens", "32", "--seed", "0")
+KILLED = ("--pool", "2", "--verify-samples", "2", "--top-k", "1", "--max-tokens", "16", "--seed", "0")  # resuming does not depend on proof length
 
 
 def pool_records(directory: Path) -> list[dict]:
@@ -43,17 +44,18 @@ def test_search_writes_its_pool_and_result(cli, tmp_path: Path, embedded_checkpo
 def test_a_killed_search_resumes(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
     out = tmp_path / "search"
     command = [sys.executable, "-m", "proofsmith", "prove", PROBLEM, "--search", "--engine", "transformers",
-               "--rounds", "2", "--out", str(out), *SMALL]
+               "--rounds", "2", "--out", str(out), *KILLED]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     state = out / "state.json"
     while time.monotonic() < deadline and not state.exists() and process.poll() is None:
         time.sleep(0.2)
+    assert process.poll() is None, "the search ended before it could be killed"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     kept = [record["id"] for record in pool_records(out) if record["round"] < json.loads(state.read_text())["completed_rounds"]]
     assert kept
-    result = cli("prove", PROBLEM, "--search", "--engine", "transformers", "--rounds", "2", "--out", str(out), "--json", *SMALL)
+    result = cli("prove", PROBLEM, "--search", "--engine", "transformers", "--rounds", "2", "--out", str(out), "--json", *KILLED)
     assert result.returncode == 0, result.stderr
     records = pool_records(out)
     assert [record["id"] for record in records][: len(kept)] == kept

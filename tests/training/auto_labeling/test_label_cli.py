@@ -121,29 +121,5 @@ def test_label_through_a_real_server(cli, tmp_path: Path, vllm_server) -> None:
     assert all(len(by_id[name]["analyses"]) == 2 for name in ("p0", "p1"))
 
 
-@pytest.mark.slow
-def test_a_server_dying_mid_run_keeps_finished_records_and_resumes(cli, tmp_path: Path, vllm_server) -> None:
-    source, out = write_input(tmp_path, 6), tmp_path / "labeled.jsonl"
-    command = [
-        sys.executable, "-m", "proofsmith", "label", str(source), "--out", str(out), "--base-url", vllm_server.base_url,
-        "--n", "2", "--m", "1", "--k", "1", "--max-tokens", "24", "--max-concurrency", "1",
-        "--max-retries", "2", "--set", "engine.retry_backoff_s=0.2",
-    ]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and (not out.exists() or len(out.read_bytes().splitlines()) < 2):
-        time.sleep(0.1)
-    vllm_server.stop(kill=True)
-    try:
-        _, stderr = process.communicate(timeout=120)
-        assert process.returncode == 2
-        assert "server unreachable after 3 attempts" in stderr.strip().splitlines()[-1] and "Traceback" not in stderr
-        finished = records(out)  # every line on disk is a whole record
-        assert 2 <= len(finished) < 6 and all(len(record["analyses"]) == 2 for record in finished)
-    finally:
-        vllm_server.start()
-    result = cli(*command[3:], "--json")
-    assert result.returncode == 0, result.stderr
-    resumed = records(out)
-    assert sorted(record["id"] for record in resumed) == sorted(f"p{index}" for index in range(6))
-    assert [record["id"] for record in resumed][: len(finished)] == [record["id"] for record in finished]
+# A server dying mid-run (finished records kept, resumed): tests/training/async_rl/test_async_train.py (one kill shared with the
+# openai engine and async training).
