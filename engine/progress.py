@@ -40,10 +40,6 @@ def enable(on: bool = True) -> None:
     _enabled = on
 
 
-def enabled() -> bool:
-    return _enabled
-
-
 def plain_interval_s() -> float:
     """Seconds between two plain lines off a terminal."""
     raw = os.environ.get(INTERVAL_VARIABLE, "")
