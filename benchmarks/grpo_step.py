@@ -88,7 +88,8 @@ def measure(mode: str, model: str, steps: int, scratch: Path, scorer: Any, befor
     config = TrainConfig(
         run_dir=str(scratch / mode),
         model=ModelSettings(name=model, lora=True),
-        data=DataSettings(path=str(REPO / "data" / "bundled" / "graded_parity.jsonl"), max_rows=64),
+        # Results recorded before this change trained on the (since removed) parity problems.
+        data=DataSettings(path=str(REPO / "data" / "bundled" / "world" / "train_problems.jsonl"), max_rows=64),
         grpo=GRPOSettings(group_size=4, prompts_per_step=2, max_steps=steps + 1, save_steps=10_000, learning_rate=1e-5),
         rollouts=SamplingSettings(max_tokens=128),
         rewards=RewardSettings(verifier="engine", meta="engine", verify_samples=2, meta_samples=1),

@@ -121,12 +121,20 @@ def ensure_checkpoint(model: str) -> ModelSource:
 
 def convert_gguf(gguf_path: Path, target: Path) -> Path:
     """Dequantize a GGUF to a float32 safetensors checkpoint at ``target`` (atomic)."""
+    import transformers.modeling_gguf_pytorch_utils as gguf_loading
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from engine.progress import Progress
+
     logger.info("converting %s to a float checkpoint at %s (once)", gguf_path, target)
-    model = AutoModelForCausalLM.from_pretrained(
-        str(gguf_path.parent), gguf_file=gguf_path.name, dtype="float32"
-    )
+    # transformers draws its own tensor bar here with no switch to turn it off; ours says the same in our format.
+    their_bar = gguf_loading.tqdm
+    gguf_loading.tqdm = lambda items, **_: items
+    try:
+        with Progress("converting the embedded model (first run only)", None, "step"):
+            model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name, dtype="float32")
+    finally:
+        gguf_loading.tqdm = their_bar
     quantizer = getattr(model, "hf_quantizer", None)
     if quantizer is not None:
         # A GGUF load leaves a quantization config behind that blocks saving and training.

@@ -6,7 +6,9 @@ Two formats, read whole and checked before any model loads:
   ``Grading guidelines``, ``Category``, ``Level``, ``Short Answer``, ``Source``).
 * ``jsonl``: one object per line with ``problem`` and optional ``id``, ``reference_solution``
   (or ``solution``), ``grading_guidelines`` (or ``guidelines``), ``short_answer`` (or
-  ``answer``), ``level``, ``category``, ``source``. A row without an id gets a content hash.
+  ``answer``), ``level``, ``category``, ``source``, ``goal`` (the claims the world's checker
+  holds a proof to: ``proofsmith world`` writes such problems). A row without an id gets a
+  content hash.
 
 A problem without a reference or guidelines is still marked (the grader is told none was
 given); a blank short answer means the problem has none to check. ``select`` keeps the
@@ -46,8 +48,11 @@ class BenchmarkProblem:
     level: str = ""
     category: str = ""
     source: str = ""
+    goal: tuple[str, ...] = ()
+    """The claims a proof must establish, for the world's checker (``data.world``); empty elsewhere."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "goal", tuple(self.goal))
         if not self.id.strip():
             raise ValueError("a problem needs a non-empty id")
         if not self.problem.strip():
@@ -85,8 +90,16 @@ def _from_jsonl(row: dict[str, Any]) -> BenchmarkProblem:
     fields = {name: next((_text(row, key) for key in keys if _text(row, key)), "") for name, keys in JSONL_ALIASES.items()}
     problem = _text(row, "problem")
     identifier = _text(row, "id") or stable_id(problem)
+    goal = row.get("goal") or []
+    if not isinstance(goal, list) or not all(isinstance(claim, str) for claim in goal):
+        raise ValueError("field 'goal' must be a list of claims (strings)")
+    if goal:
+        from data.world.claims import parse_claim
+
+        for claim in goal:
+            parse_claim(claim)  # a ClaimError is a ValueError: the row is reported with its line
     return BenchmarkProblem(identifier, problem, level=_text(row, "level"), category=_text(row, "category"),
-                            source=_text(row, "source"), **fields)
+                            source=_text(row, "source"), goal=tuple(goal), **fields)
 
 
 def read_benchmark_problems(path: str | Path, format_name: str = "", select: Sequence[str] = ()) -> list[BenchmarkProblem]:

@@ -124,7 +124,7 @@ def metric_vs_n_png(metrics_by_n: Mapping[int, Any], curves: Sequence[tuple[str,
     return _png(figure)
 
 
-TRUTH_CURVES = (("balanced accuracy", "balanced_accuracy"), ("localisation", "localisation"),
+TRUTH_CURVES = (("balanced accuracy", "balanced_accuracy"), ("κ", "kappa"), ("localisation", "localisation"),
                 ("localised by any of n", "localised_by_any"), ("invented-defect rate", "invented_defect_rate"))
 
 

@@ -9,6 +9,11 @@ Contract:
 * A problem whose run produced no proof scores 0 points without a grader call (there is
   nothing to mark); a proof the grader could not mark is *ungraded*: it is left out of
   the percentage and counted, never scored 0.
+* A problem of the ground-truth world (it has a ``goal``) also gets the checker's verdict on
+  the proof (``truth``: score 0 / 0.5 / 1, first bad step, whether any step could be read),
+  reported beside the grader's points as the *true pass rate* (share of problems whose
+  proof the checker scores 1). A proof without one readable step scores 0 and is counted as
+  unreadable, never dropped.
 * Scores follow IMO-ProofBench: points out of 7 per problem, totals as % of the maximum,
   per level and per category. The answer check is reported beside them, never mixed in;
   two kinds of disagreement with the grader are counted: a wrong final answer marked 6
@@ -78,6 +83,7 @@ def evaluate_problem(problem: BenchmarkProblem, proved: Mapping[str, Any], grade
     else:
         points, marking = 0, {"points": 0, "samples": [], "refused": None, "markings": [], "no_proof": True}
     check = check_proof_answer(proof, problem.short_answer, answer_time_limit) if problem.short_answer else None
+    truth = world_truth(problem.goal, proof) if problem.goal else None
     equivalent = check.equivalent if check else None
     return {
         "id": problem.id, "level": problem.level, "category": problem.category, "source": problem.source,
@@ -89,7 +95,18 @@ def evaluate_problem(problem: BenchmarkProblem, proved: Mapping[str, Any], grade
             "answer_form": check.answer_form, "reference_form": check.reference_form,
         },
         "disagreement": _disagreement(points, equivalent),
+        "truth": truth,
     }
+
+
+def world_truth(goal: Sequence[str], proof: str) -> dict[str, Any]:
+    """The world checker's verdict on ``proof`` against the claims of ``goal``."""
+    from data.world.checker import check
+    from data.world.claims import parse_claim
+
+    verdict = check([parse_claim(claim) for claim in goal], proof)
+    return {"score": verdict.score, "first_bad_step": verdict.first_bad_step, "readable": verdict.readable,
+            "reason": verdict.reason}
 
 
 def score_table(records: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], str], label: str) -> list[dict[str, Any]]:
@@ -114,6 +131,20 @@ def _scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "answer_checked": len(checked),
         "answer_correct": sum(1 for record in checked if record["answer_check"]["equivalent"]),
         "disagreements": sum(1 for record in records if record["disagreement"]),
+        **_true_scores(records),
+    }
+
+
+def _true_scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The checker's pass rate over the problems that have a truth (none of these keys without one)."""
+    truths = [record["truth"] for record in records if record.get("truth")]
+    if not truths:
+        return {}
+    return {
+        "truth_checked": len(truths), "true_pass": sum(truth["score"] == 1.0 for truth in truths),
+        "true_pass_rate": round(sum(truth["score"] == 1.0 for truth in truths) / len(truths), 4),
+        "true_mean_score": round(fmean(truth["score"] for truth in truths), 4),
+        "unreadable": sum(not truth["readable"] for truth in truths),
     }
 
 
@@ -137,6 +168,8 @@ def report_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "short answer": record["short_answer"], "final answer": check["answer"] if check else None,
             "answer correct": None if check is None else check["equivalent"],
             "disagreement": record["disagreement"], "tokens": record["completion_tokens"],
+            **({"true score": record["truth"]["score"], "first bad step": record["truth"]["first_bad_step"]}
+               if record.get("truth") else {}),
         })
     return rows
 

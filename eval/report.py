@@ -152,17 +152,33 @@ def _meta_filtered_section(filtered: Mapping[int, AgreementReport], removed: Map
     )
 
 
+def _with_interval(report: TruthReport, name: str) -> str | None:
+    value, interval = getattr(report, name), report.intervals.get(name)
+    if value is None:
+        return None
+    return f"{format_value(value)} [{format_value(interval[0])}, {format_value(interval[1])}]" if interval else format_value(value)
+
+
+TRUTH_COLUMNS = (("accuracy", "accuracy"), ("balanced accuracy", "balanced_accuracy"), ("κ", "kappa"),
+                 ("localisation", "localisation"), ("localised by any of n", "localised_by_any"),
+                 ("invented-defect rate", "invented_defect_rate"), ("format failure rate", "format_failure_rate"))
+
+
 def _truth_section(truth: Mapping[int, TruthReport]) -> str:
-    headers = ["n", "accuracy", "balanced accuracy", "localisation", "localised by any of n", "invented-defect rate",
-               "format failure rate"]
-    rows = [[n, report.accuracy, report.balanced_accuracy, report.localisation, report.localised_by_any,
-             report.invented_defect_rate, report.format_failure_rate] for n, report in sorted(truth.items())]
+    headers = ["n", *(label for label, _ in TRUTH_COLUMNS)]
+    rows: list[list[object]] = [[n, *(_with_interval(report, name) for _, name in TRUTH_COLUMNS)]
+                                for n, report in sorted(truth.items())]
     last = truth[max(truth)]
+    baseline = last.majority_class
+    if baseline:
+        rows.append([f"always {format_value(baseline['score'])}",
+                     *(format_value(baseline[name]) if name in baseline else None for _, name in TRUTH_COLUMNS)])
     return _section(
         "Against the checker's truth",
         f"<p>{last.items} proofs with a checked truth ({last.flawed} flawed, {last.correct} correct). Localisation: the "
         "share of analyses of flawed proofs that blame the first bad step; invented defects: analyses that blame a correct "
-        "step or mark a correct proof down (eval/truth.py).</p>\n",
+        "step or mark a correct proof down. Brackets: 95 % bootstrap intervals over the proofs. The last row is the "
+        "majority-class baseline, always answering the commonest true score (eval/truth.py).</p>\n",
         _table("truth-vs-n", headers, rows),
         _figure(plots.truth_vs_n_png(truth), "truth metrics against n",
                 "Each point uses the first n analyses of every proof."),

@@ -18,25 +18,57 @@ item's first n analyses:
   first bad one, or gives a correct proof a score below 1.
 - ``format_failure_rate``: the share of analyses without a parsable score.
 
+- ``kappa``: Cohen's kappa of the majority verdict against the true score (items without a
+  verdict left out, as in ``eval.metrics``).
+
+Every metric comes with a 95 % interval: the 2.5th and 97.5th percentiles over
+``BOOTSTRAP_RESAMPLES`` resamples of the proofs (seeded, so the same records give the same
+interval). Proofs are resampled, not analyses, because the n analyses of one proof are not
+independent. ``majority_class`` is the baseline a verifier must beat: always answering the
+most common true score (accuracy = that class's share, balanced accuracy 1/classes, kappa 0).
+
 An item without a truth (data that is not from the world) is left out and counted.
 """
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from data.world.blame import blamed_step
-from eval.metrics import majority_score, sample_counts
+from eval.metrics import cohen_kappa, confusion_matrix, majority_score, sample_counts
 
 SCALE = (0.0, 0.5, 1.0)
+METRICS = ("accuracy", "balanced_accuracy", "kappa", "localisation", "localised_by_any", "invented_defect_rate",
+           "format_failure_rate")
+BOOTSTRAP_RESAMPLES = 1000
+INTERVAL_SEED = 0
 
 
 @dataclass(frozen=True)
 class Truth:
     score: float
     first_bad_step: int | None
+
+
+@dataclass(frozen=True)
+class ProofFacts:
+    """What the first n analyses of one proof did, against its truth: the counts every metric sums."""
+
+    truth: Truth
+    verdict: float | None
+    analyses: int
+    failures: int
+    parsed: int
+    invented: int
+    localising: int
+
+    @property
+    def flawed(self) -> bool:
+        return self.truth.score < 1.0 and self.truth.first_bad_step is not None
 
 
 @dataclass(frozen=True)
@@ -47,10 +79,15 @@ class TruthReport:
     correct: int
     accuracy: float | None
     balanced_accuracy: float | None
+    kappa: float | None
     localisation: float | None
     localised_by_any: float | None
     invented_defect_rate: float | None
     format_failure_rate: float | None
+    intervals: dict[str, tuple[float, float] | None] = field(default_factory=dict)
+    """Metric name -> its 95 % bootstrap interval (None where the metric is undefined)."""
+    majority_class: dict[str, Any] = field(default_factory=dict)
+    """The always-the-commonest-score baseline: its score, accuracy, balanced_accuracy and kappa."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,38 +104,74 @@ def invents(analysis: Mapping[str, Any], truth: Truth) -> bool:
     return blamed is not None and truth.first_bad_step is not None and blamed < truth.first_bad_step
 
 
-def truth_report(records: Sequence[Mapping[str, Any]], truths: Mapping[str, Truth], n: int) -> TruthReport:
-    """The metrics of the module docstring over ``records`` that have a truth, using their first ``n`` analyses."""
-    judged = [(record, truths[record["id"]]) for record in records if record["id"] in truths and not record.get("error")]
-    correct_verdicts = 0
+def proof_facts(record: Mapping[str, Any], truth: Truth, n: int) -> ProofFacts:
+    analyses = list(record.get("analyses") or [])[:n]
+    scores = [analysis.get("score") for analysis in analyses]
+    parsed = [analysis for analysis in analyses if analysis.get("score") is not None]
+    localising = 0
+    if truth.score < 1.0 and truth.first_bad_step is not None:
+        localising = sum(blamed_step(str(analysis.get("analysis") or "")) == truth.first_bad_step for analysis in analyses)
+    return ProofFacts(truth, majority_score(scores), len(analyses), sum(score is None for score in scores), len(parsed),
+                      sum(invents(analysis, truth) for analysis in parsed), localising)
+
+
+def metric_values(facts: Sequence[ProofFacts]) -> dict[str, float | None]:
+    """Every metric of the module docstring over ``facts``."""
     recall: dict[float, list[int]] = {score: [0, 0] for score in SCALE}
-    flawed = flawed_analyses = localising = any_localising = 0
-    parsed = invented = failures = analyses_seen = 0
-    for record, truth in judged:
-        analyses = list(record.get("analyses") or [])[:n]
-        scores = [analysis.get("score") for analysis in analyses]
-        verdict = majority_score(scores)
-        hit = verdict == truth.score
-        correct_verdicts += hit
-        recall[truth.score][0] += hit
-        recall[truth.score][1] += 1
-        analyses_seen += len(analyses)
-        failures += sum(score is None for score in scores)
-        parsed_here = [analysis for analysis in analyses if analysis.get("score") is not None]
-        parsed += len(parsed_here)
-        invented += sum(invents(analysis, truth) for analysis in parsed_here)
-        if truth.score < 1.0 and truth.first_bad_step is not None:
-            flawed += 1
-            flawed_analyses += len(analyses)
-            found = [blamed_step(str(analysis.get("analysis") or "")) == truth.first_bad_step for analysis in analyses]
-            localising += sum(found)
-            any_localising += any(found)
+    for fact in facts:
+        recall[fact.truth.score][0] += fact.verdict == fact.truth.score
+        recall[fact.truth.score][1] += 1
     classes = [hits / total for hits, total in recall.values() if total]
+    flawed = [fact for fact in facts if fact.flawed]
+    return {
+        "accuracy": rate(sum(fact.verdict == fact.truth.score for fact in facts), len(facts)),
+        "balanced_accuracy": sum(classes) / len(classes) if classes else None,
+        "kappa": cohen_kappa(confusion_matrix([fact.truth.score for fact in facts], [fact.verdict for fact in facts])),
+        "localisation": rate(sum(fact.localising for fact in flawed), sum(fact.analyses for fact in flawed)),
+        "localised_by_any": rate(sum(fact.localising > 0 for fact in flawed), len(flawed)),
+        "invented_defect_rate": rate(sum(fact.invented for fact in facts), sum(fact.parsed for fact in facts)),
+        "format_failure_rate": rate(sum(fact.failures for fact in facts), sum(fact.analyses for fact in facts)),
+    }
+
+
+def bootstrap_intervals(facts: Sequence[ProofFacts], resamples: int = BOOTSTRAP_RESAMPLES,
+                        seed: int = INTERVAL_SEED) -> dict[str, tuple[float, float] | None]:
+    """95 % percentile intervals of every metric over ``resamples`` resamples of the proofs."""
+    rng = random.Random(seed)
+    drawn: dict[str, list[float]] = {name: [] for name in METRICS}
+    for _ in range(resamples if facts else 0):
+        values = metric_values([facts[rng.randrange(len(facts))] for _ in facts])
+        for name, value in values.items():
+            if value is not None:
+                drawn[name].append(value)
+    intervals: dict[str, tuple[float, float] | None] = {}
+    for name, values in drawn.items():
+        values.sort()
+        # A metric undefined in most resamples (a class that is rarely drawn) has no honest interval.
+        intervals[name] = ((values[int(0.025 * len(values))], values[min(len(values) - 1, int(0.975 * len(values)))])
+                           if len(values) >= resamples / 2 else None)
+    return intervals
+
+
+def majority_class_baseline(truths: Sequence[Truth]) -> dict[str, Any]:
+    """Scores of always answering the most common true score (the lowest on a tie)."""
+    if not truths:
+        return {}
+    counts = Counter(truth.score for truth in truths)
+    commonest = min(counts, key=lambda score: (-counts[score], score))
+    return {"score": commonest, "accuracy": counts[commonest] / len(truths), "balanced_accuracy": 1 / len(counts),
+            "kappa": 0.0}
+
+
+def truth_report(records: Sequence[Mapping[str, Any]], truths: Mapping[str, Truth], n: int,
+                 resamples: int = BOOTSTRAP_RESAMPLES) -> TruthReport:
+    """The metrics of the module docstring over ``records`` that have a truth, using their first ``n`` analyses."""
+    facts = [proof_facts(record, truths[record["id"]], n) for record in records
+             if record["id"] in truths and not record.get("error")]
     return TruthReport(
-        n=n, items=len(judged), flawed=flawed, correct=sum(truth.score == 1.0 for _, truth in judged),
-        accuracy=rate(correct_verdicts, len(judged)), balanced_accuracy=sum(classes) / len(classes) if classes else None,
-        localisation=rate(localising, flawed_analyses), localised_by_any=rate(any_localising, flawed),
-        invented_defect_rate=rate(invented, parsed), format_failure_rate=rate(failures, analyses_seen),
+        n=n, items=len(facts), flawed=sum(fact.flawed for fact in facts),
+        correct=sum(fact.truth.score == 1.0 for fact in facts), **metric_values(facts),
+        intervals=bootstrap_intervals(facts, resamples), majority_class=majority_class_baseline([fact.truth for fact in facts]),
     )
 
 

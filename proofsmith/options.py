@@ -108,6 +108,7 @@ TRAIN_FLAGS: tuple[Flag, ...] = (
     Flag("--run-dir", "run_dir", metavar="DIR"),
     Flag("--model", "model.name", metavar="MODEL"),
     Flag("--data", "data.path", metavar="PATH"),
+    Flag("--meta-data", "data.meta_path", metavar="PATH"),
     Flag("--max-steps", "grpo.max_steps", metavar="N"),
     Flag("--group-size", "grpo.group_size", metavar="G"),
     Flag("--max-tokens", "rollouts.max_tokens", metavar="N"),

@@ -103,6 +103,8 @@ class DataSettings:
     """Column with the verifier analysis to rate (meta-verifier)."""
     rating_column: str = "rating"
     """Column with the reference rating of that analysis in {0, 0.5, 1} (meta-verifier)."""
+    meta_path: str = ""
+    """Rated analyses the SFT cold start teaches the meta-verifier answer from (optional): then `path` teaches only the verifier and generator answers. The world writes them apart (train.jsonl, train_meta.jsonl)."""
     critique_column: str = "critique"
     """Column with a written analysis of the proof (optional; sft): the verifier answer and self-evaluation the cold start teaches, else a fixed paragraph per score."""
     assessment_column: str = "assessment"

@@ -136,6 +136,10 @@ def _shown(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def _bracket(interval: Any) -> str:
+    return f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+
+
 def print_summary(summary: dict[str, Any], out: Path) -> None:
     counts = summary["counts"]
     print(f"evaluated {counts['evaluated']} of {counts['selected']} proofs ({counts['data_items']} in the data; "
@@ -153,7 +157,11 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
                   + f"  ({filtered['removed_analyses']} analyses removed, {filtered['unjudged_analyses']} unjudged)")
     truth = summary.get("truth")
     if truth:
-        names = ("accuracy", "balanced_accuracy", "localisation", "localised_by_any", "invented_defect_rate")
+        names = ("accuracy", "balanced_accuracy", "kappa", "localisation", "localised_by_any", "invented_defect_rate")
         print(f"against the checker's truth (n = {truth['n']}, {truth['flawed']} flawed, {truth['correct']} correct): "
-              + "  ".join(f"{name} {_shown(truth[name])}" for name in names))
+              + "  ".join(f"{name} {_shown(truth[name])}{_bracket(truth['intervals'].get(name))}" for name in names))
+        baseline = truth["majority_class"]
+        if baseline:
+            print(f"majority-class baseline (always {baseline['score']:g}): accuracy {_shown(baseline['accuracy'])}  "
+                  f"balanced_accuracy {_shown(baseline['balanced_accuracy'])}  kappa {_shown(baseline['kappa'])}")
     print(f"results: {out / 'metrics.json'}, {out / 'report.html'}, {out / ITEMS_NAME}")

@@ -194,6 +194,10 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
         print(f"score: {total['points']} / {total['max_points']} points ({percent}) over {total['graded']} graded "
               f"problems; {total['ungraded']} ungraded, {total['full_marks']} full marks; short answers "
               f"{total['answer_correct']} / {total['answer_checked']} right; {total['disagreements']} disagreements")
+        if "truth_checked" in total:
+            print(f"against the checker's truth: {total['true_pass']} / {total['truth_checked']} proofs true "
+                  f"(true pass rate {total['true_pass_rate']:.3f}, mean true score {total['true_mean_score']:.3f}; "
+                  f"{total['unreadable']} with no readable step)")
         for name in ("by_level", "by_category"):
             parts = [f"{row[next(iter(row))]} {'n/a' if row['percent'] is None else format(row['percent'], '.1f')} %"
                      for row in summary[name]]

@@ -54,7 +54,10 @@ def run_loop(config: TrainConfig, as_json: bool) -> int:
 
 def run(args: argparse.Namespace) -> int:
     role = args.role
-    config: TrainConfig = resolve_config(args.config, overrides_from(args, TRAIN_FLAGS), args.set, root=TrainConfig)
+    overrides = overrides_from(args, TRAIN_FLAGS)
+    if "path" in overrides.get("data", {}):  # --data replaces the config's data, its rated analyses included
+        overrides["data"].setdefault("meta_path", "")
+    config: TrainConfig = resolve_config(args.config, overrides, args.set, root=TrainConfig)
     check_prompts_dir(config.prompts_dir)
     if args.dry_run:
         prepare_run_dir(config)
@@ -64,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     if role == "loop":
         return run_loop(config, args.json)
-    from training.role_data.rows import read_rows, split_holdout
+    from training.role_data.rows import read_rows, read_sft_rows, split_holdout
     from training.trainers.run import train_role
 
-    rows = read_rows(config.data, role, tuple(config.sft.formats))
+    formats = tuple(config.sft.formats)
+    rows = read_sft_rows(config.data, formats) if role == "sft" else read_rows(config.data, role, formats)
     held_out: list[Any] = []
     if config.data.holdout:
         rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)

@@ -7,6 +7,8 @@
                        critique (the analysis a verifier should write; taught by train sft)
     SPLIT_meta.jsonl   critiques of those proofs under review, with rating and assessment
                        (the columns train meta-verifier reads)
+    SPLIT_problems.jsonl  the split's problems once each, with their goal (what eval prover
+                       reads: the checker holds each generated proof to the goal)
 
 and ``config.toml`` (the resolved settings) and ``summary.json`` (counts per split, score,
 family and defect; the overlap between train and each test split). Every file is written
@@ -51,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         proof_rows, rated = world_rows(split.proofs, config.world.seed)
         write_jsonl(out / f"{name}.jsonl", proof_rows)
         write_jsonl(out / f"{name}_meta.jsonl", rated)
+        write_jsonl(out / f"{name}_problems.jsonl", problem_rows(split.proofs, config.world.seed))
         summary["splits"][name] = {
             **counts(split.proofs), "meta_rows": len(rated), "redraw_failures": split.redraw_failures,
             **({} if name == "train" else {"overlap_with_train": overlap(splits["train"].proofs, split.proofs)}),
@@ -65,8 +68,19 @@ def run(args: argparse.Namespace) -> int:
             shared_text = f"; 8-gram overlap with train {shared['mean_8gram_overlap']:.1%}" if shared else ""
             print(f"{name}: {numbers['proofs']} proofs of {numbers['problems']} problems (scores {scores}), "
                   f"{numbers['meta_rows']} rated critiques{shared_text}")
-        print(f"wrote {out}/{{train,test_in,test_out}}{{,_meta}}.jsonl, config.toml, summary.json")
+        print(f"wrote {out}/{{train,test_in,test_out}}{{,_meta,_problems}}.jsonl, config.toml, summary.json")
     return 0
+
+
+def problem_rows(proofs: Any, seed: int) -> list[dict[str, Any]]:
+    """One row per problem, in order of first appearance, in the columns of ``eval.benchmark_problems``."""
+    rows: dict[str, dict[str, Any]] = {}
+    for proof in proofs:
+        problem = proof.problem
+        rows.setdefault(problem.id, {"id": problem.id, "problem": problem.statement,
+                                     "goal": [claim.render() for claim in problem.goal], "category": problem.family,
+                                     "level": problem.template, "source": f"proofsmith world, seed {seed}"})
+    return list(rows.values())
 
 
 def counts(proofs: Any) -> dict[str, Any]:

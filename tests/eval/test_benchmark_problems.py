@@ -158,3 +158,14 @@ def test_real_proofbench_file() -> None:
     assert all(problem.id.startswith("PB-Basic") for problem in basic)
     assert all(problem.reference_solution and problem.guidelines for problem in problems)
     assert {problem.level for problem in problems} <= {"pre-IMO", "IMO-easy", "IMO-medium", "IMO-hard"}
+
+
+def test_a_world_problem_carries_its_goal_and_a_bad_goal_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "world.jsonl"
+    good = {"id": "w1", "problem": "Prove that (a + b)^2 = a^2 + 2ab + b^2.", "goal": ["(a + b)^2 = a^2 + 2ab + b^2"]}
+    path.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    assert read_benchmark_problems(path)[0].goal == ("(a + b)^2 = a^2 + 2ab + b^2",)
+    for goal in ("(a + b)^2 = a^2 + 2ab + b^2", ["the square is nice"]):
+        path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "w2", "goal": goal}) + "\n", encoding="utf-8")
+        with pytest.raises(InputError, match="line 2"):
+            read_benchmark_problems(path)

@@ -109,13 +109,13 @@ def test_grader_format_failure_leaves_the_proof_ungraded() -> None:
 
 def record(name: str, level: str, category: str, points: int | None, tokens: int, proof: str = "p",
            short_answer: str | None = None, equivalent: bool | None = None, answer: str | None = None,
-           disagreement: str | None = None) -> dict[str, Any]:
+           disagreement: str | None = None, truth: dict[str, Any] | None = None) -> dict[str, Any]:
     check = None if short_answer is None else {"equivalent": equivalent, "answer": answer, "method": "math",
                                                "reason": "", "answer_form": answer, "reference_form": short_answer}
     return {"id": name, "level": level, "category": category, "source": "", "points": points,
             "graded": points is not None, **proved(proof, tokens),
             "grade": {"points": points, "samples": [points, None], "refused": None, "markings": []}, "grade_s": 0.0,
-            "short_answer": short_answer, "answer_check": check, "disagreement": disagreement}
+            "short_answer": short_answer, "answer_check": check, "disagreement": disagreement, "truth": truth}
 
 
 # Totals: 5 problems, 4 graded, points 7 + 1 + 0 + 6 = 14 of 28 (50%).
@@ -139,6 +139,37 @@ def test_total_scores() -> None:
         "percent": 50.0, "full_marks": 1, "no_proof": 1, "with_short_answer": 3, "answer_checked": 2,
         "answer_correct": 1, "disagreements": 1,
     }]
+
+
+WORLD_PROBLEM = BenchmarkProblem("w1", "Prove that (3a + 2b)^2 - (3a - 2b)^2 = 24ab.", category="identity",
+                                 goal=("(3a + 2b)^2 - (3a - 2b)^2 = 24ab",))
+TRUE_PROOF = ("Step 1: We have (3a + 2b)^2 - (3a - 2b)^2 = 9a^2 + 12ab + 4b^2 - (9a^2 - 12ab + 4b^2) (by expanding).\n"
+              "Step 2: It follows that 9a^2 + 12ab + 4b^2 - (9a^2 - 12ab + 4b^2) = 24ab.")
+
+
+@pytest.mark.parametrize(("proof", "score", "first_bad_step", "readable"), [
+    (TRUE_PROOF, 1.0, None, True),
+    (TRUE_PROOF.replace("12ab + 4b^2 -", "10ab + 4b^2 -"), 0.0, 1, True),  # a wrong expansion at step 1
+    (TRUE_PROOF.replace(" (by expanding)", ""), 0.5, 1, True),  # the expansion stated without a reason
+    ("The identity is clear by symmetry.", 0.0, None, False),  # no step the checker can read: wrong, and counted
+])
+def test_a_world_problem_gets_the_checkers_verdict_beside_the_grade(proof: str, score: float, first_bad_step: int | None,
+                                                                   readable: bool) -> None:
+    truth = evaluate(proof, grader("7"), WORLD_PROBLEM)["truth"]
+    assert (truth["score"], truth["first_bad_step"], truth["readable"]) == (score, first_bad_step, readable)
+    assert evaluate(proof, grader("7"))["truth"] is None  # a problem without a goal has no truth
+
+
+def test_the_true_pass_rate_counts_unreadable_proofs_as_failures() -> None:
+    truths = [{"score": 1.0, "first_bad_step": None, "readable": True, "reason": ""},
+              {"score": 0.5, "first_bad_step": 2, "readable": True, "reason": ""},
+              {"score": 0.0, "first_bad_step": None, "readable": False, "reason": ""}]
+    records = [record(f"w{index}", "", "identity", 7, 10, truth=truth) for index, truth in enumerate(truths)]
+    total = summary_tables([*records, RECORDS[0]])["total"][0]
+    assert {key: total[key] for key in ("truth_checked", "true_pass", "true_pass_rate", "true_mean_score", "unreadable")} == {
+        "truth_checked": 3, "true_pass": 1, "true_pass_rate": 0.3333, "true_mean_score": 0.5, "unreadable": 1}
+    assert "truth_checked" not in summary_tables(RECORDS)["total"][0]
+    assert report_rows(records)[1]["true score"] == 0.5 and "true score" not in report_rows(RECORDS)[0]
 
 
 def test_groups_in_order_of_first_appearance() -> None:

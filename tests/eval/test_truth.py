@@ -49,3 +49,29 @@ def test_truths_come_only_from_rows_that_carry_them() -> None:
     fields = {"w": {"first_bad_step": 3, "family": "identity"}, "x": {"first_bad_step": None}, "y": {"guidelines": "..."}}
     assert truths_from(fields, {"w": 0.0, "x": 1.0, "y": 0.5}) == {"w": Truth(0.0, 3), "x": Truth(1.0, None)}
     assert truth_by_sample_count(RECORDS, {}) == {}
+
+
+def test_kappa_and_the_majority_class_baseline() -> None:
+    report = truth_report(RECORDS, TRUTHS, 1)
+    # verdicts (truth -> majority of one): f 0 -> 0, c 1 -> 1, h 0.5 -> 1; observed agreement 2/3
+    rows, columns = (1, 1, 1), (1, 0, 2)  # truth 0, 0.5, 1 once each; verdicts 0 once, 1 twice
+    chance = sum(r * c for r, c in zip(rows, columns)) / 9
+    assert report.kappa == pytest.approx((2 / 3 - chance) / (1 - chance))
+    assert report.majority_class == {"score": 0.0, "accuracy": pytest.approx(1 / 3), "balanced_accuracy": pytest.approx(1 / 3),
+                                     "kappa": 0.0}
+
+
+def test_intervals_hold_the_value_and_are_reproducible() -> None:
+    records = [*RECORDS[:3]] * 10
+    records = [{**record, "id": f"{record['id']}{index}"} for index, record in enumerate(records)]
+    truths = {record["id"]: TRUTHS[record["id"][0]] for record in records}
+    for n, names in ((1, ("accuracy", "kappa", "localisation")),
+                     (4, ("invented_defect_rate", "format_failure_rate"))):
+        report = truth_report(records, truths, n, resamples=200)
+        for name in names:  # each of these varies from proof to proof at this n
+            low, high = report.intervals[name]
+            assert low <= getattr(report, name) <= high and low < high
+    assert report.intervals == truth_report(records, truths, 4, resamples=200).intervals
+    single = truth_report(RECORDS[:1], {"f": TRUTHS["f"]}, 4, resamples=50)
+    assert single.intervals["localisation"] == (single.localisation, single.localisation)  # one proof: nothing varies
+    assert single.intervals["kappa"] is None  # one class: kappa is undefined in every resample

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from proofsmith.offline import OFFLINE_DEFAULTS
-from training.role_data.parity_sets import rated_rows
+from parity_sets import rated_rows
 
 REPO = Path(__file__).resolve().parents[2]
 GUARD = Path(__file__).resolve().parent / "no_network"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -10,10 +11,12 @@ import pytest
 from data.world.blame import blamed_step
 from data.world.checker import check
 from data.world.claims import parse_claim
+from eval.benchmark_problems import read_benchmark_problems
 from eval.human_grades import read_human_grades
 from training.config import DataSettings
 from training.role_data.rows import read_rows
 
+REPO = Path(__file__).resolve().parents[2]
 SMALL = ("--problems-per-template", "1", "--test-problems-per-template", "1", "--family", "inequality",
          "--family", "equation", "--family", "induction")
 
@@ -64,11 +67,21 @@ def test_bad_world_settings_are_one_line_errors(cli, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_eval_verifier_on_world_data_reports_against_the_checker(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
-    world, run = tmp_path / "world", tmp_path / "eval"
+def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    """The CI pass of the world: its data, two real cold-start steps on it, then eval verifier and eval prover
+    with that model, whose truth metrics must come from this run (no thresholds: the model is barely trained)."""
+    world, sft, run, proved = tmp_path / "world", tmp_path / "sft", tmp_path / "eval", tmp_path / "prover"
     assert cli("world", "--out", str(world), *SMALL).returncode == 0
+    trained = cli("train", "sft", "--run-dir", str(sft), "--data", str(world / "train.jsonl"), "--meta-data",
+                  str(world / "train_meta.jsonl"), "--sft-steps", "2", "--set", "sft.batch_size=2",
+                  "--set", "sft.max_length=1024", "--set", "model.lora=false",
+                  "--set", "sft.formats=verifier,generator,meta-verifier", "--json")
+    assert trained.returncode == 0, trained.stderr
+    assert json.loads(trained.stdout)["steps"] == 2
+    model = str(sft / "final")
     result = cli("eval", "verifier", str(world / "test_in.jsonl"), "--out", str(run), "--engine", "transformers",
-                 "--max-items", "3", "--samples", "2", "--meta", "0", "--max-tokens", "24", "--seed", "0", "--json")
+                 "--model", model, "--max-items", "3", "--samples", "2", "--meta", "0", "--max-tokens", "24",
+                 "--seed", "0", "--json")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
@@ -76,8 +89,38 @@ def test_eval_verifier_on_world_data_reports_against_the_checker(cli, tmp_path: 
     truth = metrics["truth_by_n"]["2"]
     rows = rows_of(world / "test_in.jsonl")[:3]
     assert truth["items"] == 3 and truth["flawed"] == sum(row["score"] < 1 for row in rows)
-    assert summary["truth"] == truth
-    for name in ("localisation", "invented_defect_rate", "format_failure_rate", "balanced_accuracy"):
-        assert truth[name] is None or 0.0 <= truth[name] <= 1.0
+    assert summary["truth"] == truth and summary["model"] == model
+    records = [json.loads(line) for line in (run / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    analyses = [analysis for record in records for analysis in record["analyses"]]
+    failures = sum(analysis["score"] is None for analysis in analyses) / len(analyses)
+    assert truth["format_failure_rate"] == pytest.approx(failures)  # computed from this run's analyses
+    for name in ("localisation", "invented_defect_rate", "balanced_accuracy", "kappa"):
+        assert truth[name] is None or -1.0 <= truth[name] <= 1.0
+    assert truth["majority_class"]["accuracy"] == max(Counter(row["score"] for row in rows).values()) / 3
     page = (run / "report.html").read_text(encoding="utf-8")
     assert '<table id="truth-vs-n">' in page and page.count("data:image/png;base64,") >= 4
+    result = cli("eval", "prover", str(world / "test_out_problems.jsonl"), "--out", str(proved), "--engine", "transformers",
+                 "--model", model, "--max-items", "1", "--max-rounds", "1", "--max-tokens", "48",
+                 "--grader-max-tokens", "16", "--seed", "0", "--json")
+    assert result.returncode == 0, result.stderr
+    (record,) = [json.loads(line) for line in (proved / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    goal = rows_of(world / "test_out_problems.jsonl")[0]["goal"]
+    verdict = check([parse_claim(claim) for claim in goal], record["proof"])  # the checker's verdict on this run's proof
+    assert (record["truth"]["score"], record["truth"]["first_bad_step"]) == (verdict.score, verdict.first_bad_step)
+    total = json.loads(result.stdout)["total"]
+    assert total["truth_checked"] == 1 and total["true_pass"] == (verdict.score == 1.0)
+
+
+def test_the_bundled_world_is_what_the_default_settings_write(cli, tmp_path: Path) -> None:
+    """data/bundled/world, which the shipped configs train on, is `proofsmith world` at its defaults, byte for byte."""
+    bundled, out = REPO / "data" / "bundled" / "world", tmp_path / "world"
+    assert cli("world", "--out", str(out)).returncode == 0
+    names = sorted(path.name for path in bundled.iterdir())
+    assert names == sorted(path.name for path in out.iterdir())
+    for name in names:
+        expected = (bundled / name).read_text(encoding="utf-8")
+        written = (out / name).read_text(encoding="utf-8")
+        assert written == expected.replace('"out": "data/bundled/world"', f'"out": "{out}"'), name
+    problems = rows_of(bundled / "test_out_problems.jsonl")
+    assert len({row["id"] for row in problems}) == len(problems) == len({row["problem_id"] for row in rows_of(bundled / "test_out.jsonl")})
+    assert read_benchmark_problems(bundled / "test_out_problems.jsonl")[0].goal == tuple(problems[0]["goal"])

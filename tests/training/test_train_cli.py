@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from training.role_data.parity_sets import graded_rows, rated_rows
+from parity_sets import graded_rows, rated_rows
 
 REPO = Path(__file__).resolve().parents[2]
 NO_MODEL = ("--model", "./no-such-model")  # any attempt to load a model would fail differently

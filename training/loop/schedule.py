@@ -3,7 +3,8 @@
 Stages, each starting from the model the previous one finished (the first from
 ``model.name``), each in its own run directory under ``RUN/iterN/``:
 
-    sft            (iteration 1, ``loop.cold_start``) formats from the verifier data
+    sft            (iteration 1, ``loop.cold_start``) formats from the verifier data (its
+                   written critiques when it has them), the meta-verifier's from the meta data
     samples        (iteration >= 2) proofs sampled from the current model, each verified once
     label          (iteration >= 2, ``loop.auto_label``) the sampled proofs through the
                    ``label`` pipeline; labeled ones join this iteration's verifier data
@@ -38,7 +39,7 @@ from engine.config import EngineConfig, SamplingConfig
 from engine.sampling import make_requests
 from generator.parse import parse_generation
 from generator.prompt import generation_messages
-from training.role_data.rows import TrainingRow, read_rows
+from training.role_data.rows import TrainingRow, read_rows, read_sft_rows
 from training.role_data.records import as_dicts, sft_records
 from training.config import TrainConfig, is_complete, mark_complete
 from verifier.prompt import verification_messages
@@ -105,6 +106,15 @@ class Loop:
             self.rows(role, path)
         if loop.meta_data:
             self.rows("meta-verifier", loop.meta_data)
+        if loop.cold_start:
+            self.cold_start_rows()
+
+    def cold_start_rows(self) -> list[TrainingRow]:
+        """The SFT rows of iteration 1: critiques of the verifier data, ratings of the meta data."""
+        if ("sft", "") not in self._rows:
+            data = replace(self.config.data, path=self.config.loop.verifier_data, meta_path=self.config.loop.meta_data, holdout=0)
+            self._rows["sft", ""] = read_sft_rows(data, tuple(self.config.sft.formats))
+        return self._rows["sft", ""]
 
     # -- stages -----------------------------------------------------------------------------
 
@@ -244,7 +254,7 @@ class Loop:
         for iteration in range(1, loop.iterations + 1):
             rows = list(verifier_rows)
             if iteration == 1 and loop.cold_start:
-                self.train_stage(iteration, "sft", records=sft_records(rows, self.config.sft.formats, prompts_dir))
+                self.train_stage(iteration, "sft", records=sft_records(self.cold_start_rows(), self.config.sft.formats, prompts_dir))
             if iteration >= 2:
                 rows += self.feedback_stages(iteration)
             if loop.meta_data:

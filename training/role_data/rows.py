@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,18 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
     if not rows:
         raise InputError(f"no usable rows in {data.path} (after max_proof_chars={data.max_proof_chars})")
     return rows[: data.max_rows] if data.max_rows else rows
+
+
+def read_sft_rows(data: DataSettings, formats: tuple[str, ...]) -> list[TrainingRow]:
+    """The cold start's rows: every format from ``data.path``; or, with ``data.meta_path``, the
+    verifier and generator answers from ``data.path`` and the meta-verifier answers from the rated
+    analyses in ``data.meta_path`` (``sft_records`` builds from a row only the answers it has fields for).
+    """
+    if not data.meta_path or "meta-verifier" not in formats:
+        return read_rows(data, "sft", formats)
+    proof_formats = tuple(name for name in formats if name != "meta-verifier")
+    proof_rows = read_rows(data, "sft", proof_formats) if proof_formats else []
+    return proof_rows + read_rows(replace(data, path=data.meta_path), "sft", ("meta-verifier",))
 
 
 def split_holdout(rows: Sequence[TrainingRow], holdout: int, seed: int) -> tuple[list[TrainingRow], list[TrainingRow]]:

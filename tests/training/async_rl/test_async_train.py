@@ -42,7 +42,7 @@ import pytest
 from engine.base import ChatMessage, GenerationRequest
 from engine.config import EngineConfig
 from engine.openai_backend import OpenAIEngine
-from training.role_data.parity_sets import graded_rows
+from parity_sets import graded_rows
 
 pytestmark = pytest.mark.slow
 

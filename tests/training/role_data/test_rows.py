@@ -11,7 +11,8 @@ import pytest
 
 from data.errors import InputError
 from data.records import stable_id
-from training.role_data.rows import TrainingRow, read_rows, rows_of, split_holdout
+from training.role_data.records import sft_records
+from training.role_data.rows import TrainingRow, read_rows, read_sft_rows, rows_of, split_holdout
 from training.config import DataSettings
 
 FULL = {"id": "r1", "problem": "Prove P.", "proof": "Because Q.", "score": 1, "analysis": "Looks right.", "rating": 0.5}
@@ -157,6 +158,23 @@ def test_sft_rows_carry_a_written_critique_and_assessment_when_the_data_has_them
     assert (row.critique, row.assessment) == ("Step 1 is false.", "The score does not match.")
     (verifier_row,) = read_rows(settings, "verifier")
     assert (verifier_row.critique, verifier_row.assessment) == ("", "")  # only the cold start teaches written answers
+
+
+def test_sft_takes_the_meta_verifier_answers_from_meta_path_when_set(tmp_path: Path) -> None:
+    proofs = [{"id": "p1", "problem": "Prove P.", "proof": "Step 1: Q.", "score": 0.0, "critique": "Step 1 is false."}]
+    rated = [{**proof, "id": f"m{rating}", "analysis": "A.", "rating": rating, "assessment": "Right."} for proof in proofs
+             for rating in (0.0, 1.0)]
+    formats = ("verifier", "generator", "meta-verifier")
+    data = DataSettings(path=write(tmp_path, proofs), meta_path=write(tmp_path, rated, name="meta"))
+    rows = read_sft_rows(data, formats)
+    assert [(row.id, row.score, row.rating) for row in rows] == [("p1", 0.0, None), ("m0.0", None, 0.0), ("m1.0", None, 1.0)]
+    answers = [record["completion"][0]["content"] for record in sft_records(rows, formats)]
+    assert len(answers) == 4  # verifier + generator from the proof row, one meta answer per rated row
+    assert "Step 1 is false." in answers[0] and answers[1].startswith("## Solution") and "Right." in answers[2]
+    # Without meta_path, every format comes from path: the proof rows lack the meta columns.
+    with pytest.raises(InputError, match="missing column 'analysis'"):
+        read_sft_rows(DataSettings(path=data.path), formats)
+    assert [row.id for row in read_sft_rows(data, ("verifier",))] == ["p1"]  # meta_path unused without its format
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "csv"])

@@ -1,4 +1,4 @@
-"""The bundled parity sets: their shape, their construction ratings, and that the files match the code."""
+"""The parity fixture rows (tests/parity_sets.py): their shape, construction ratings, and that training reads them."""
 
 from __future__ import annotations
 
@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from training.role_data.rows import read_rows
-from training.role_data.parity_sets import BUNDLED, SCORES, construction_rating, graded_rows, main, rated_rows
+from parity_sets import SCORES, construction_rating, graded_rows, rated_rows
 from training.config import DataSettings
+from training.role_data.rows import read_rows
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
-
-
-def read_jsonl(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize("count", [1, 3, 48])
@@ -76,29 +72,20 @@ def test_rated_rows_follow_the_construction_rating(count: int) -> None:
     assert ratings == {1.0: len(graded), 0.0: len(graded), 0.5: len(graded)}
 
 
-@pytest.mark.parametrize(("name", "build"), [("graded_parity.jsonl", graded_rows), ("rated_parity.jsonl", rated_rows)])
-def test_bundled_files_equal_what_the_code_writes(name: str, build) -> None:  # type: ignore[no-untyped-def]
-    assert read_jsonl(BUNDLED / name) == build()
-
-
-def test_main_writes_both_files_byte_for_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([str(tmp_path / "out")]) == 0
-    for name in ("graded_parity.jsonl", "rated_parity.jsonl"):
-        assert (tmp_path / "out" / name).read_bytes() == (BUNDLED / name).read_bytes()
-    assert "wrote 576 rows" in capsys.readouterr().out
-
-
 @pytest.mark.parametrize(
-    ("name", "role", "formats"),
+    ("build", "role", "formats"),
     [
-        ("graded_parity.jsonl", "verifier", ()),
-        ("graded_parity.jsonl", "generator", ()),
-        ("graded_parity.jsonl", "sft", ("verifier", "generator")),
-        ("rated_parity.jsonl", "meta-verifier", ()),
-        ("rated_parity.jsonl", "sft", ("verifier", "generator", "meta-verifier")),
+        (graded_rows, "verifier", ()),
+        (graded_rows, "generator", ()),
+        (graded_rows, "sft", ("verifier", "generator")),
+        (rated_rows, "meta-verifier", ()),
+        (rated_rows, "sft", ("verifier", "generator", "meta-verifier")),
     ],
 )
-def test_bundled_files_are_valid_training_data(name: str, role: str, formats: tuple[str, ...]) -> None:
-    settings = DataSettings(path=str(BUNDLED / name))
-    rows = read_rows(settings, role, formats) if formats else read_rows(settings, role)
-    assert len(rows) == len(read_jsonl(BUNDLED / name))
+def test_the_rows_are_valid_training_data(tmp_path: Path, build, role: str, formats: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    rows = build()
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    settings = DataSettings(path=str(path))
+    read = read_rows(settings, role, formats) if formats else read_rows(settings, role)
+    assert len(read) == len(rows)

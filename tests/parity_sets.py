@@ -1,30 +1,26 @@
-"""Small bundled training sets, written by rule: elementary parity and divisibility facts.
+"""Small training sets written by rule, a test fixture: elementary parity and divisibility facts.
 
-``graded_parity.jsonl`` (pairs 16-47): each statement comes with three proofs whose grade is known by
+``graded_rows`` (pairs 16-47): each statement comes with three proofs whose grade is known by
 construction: a complete one (1), one that asserts its key step without justification
 (0.5), and one whose key step is false or argues from an example (0).
 
-``rated_parity.jsonl`` (pairs 0-15, meta-verifier and cold-start data): graded proofs of
-other statements, each with verifier-format analyses giving each score s', rated by
-construction against its grade s: s' = s → 1
-(accurate); s' < s → 0 (the defects it reports do not exist); s' > s → 0.5 (no invented
-defect, but real ones missed and the score wrong), following DESIGN.md's rating rules.
+``rated_rows`` (pairs 0-15, meta-verifier and cold-start rows): graded proofs of other
+statements, each with verifier-format analyses giving each score s', rated by
+construction against its grade s: s' = s → 1 (accurate); s' < s → 0 (the defects it
+reports do not exist); s' > s → 0.5 (no invented defect, but real ones missed and the
+score wrong), following DESIGN.md's rating rules.
 
-The proofs are one to three sentences, so CPU runs with a 135M model train on them in
-minutes: a smoke-test curriculum, not a benchmark. ``python -m training.role_data.parity_sets``
-regenerates both files in ``data/bundled/``.
+The proofs are one to three sentences, so a real training step of the 135M model on them
+takes seconds: the tests' curriculum. The shipped configs train on the ground-truth world
+(``proofsmith world``, bundled in ``data/bundled/world``), whose truth a checker decides.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from training.role_data.records import verifier_answer
 
-BUNDLED = Path(__file__).resolve().parents[2] / "data" / "bundled"
 SCORES = (0.0, 0.5, 1.0)
 
 
@@ -88,20 +84,3 @@ def rated_rows(count: int = 16) -> list[dict[str, object]]:
                 "score": graded["score"], "analysis": verifier_answer(claimed), "rating": construction_rating(claimed, float(graded["score"])),  # type: ignore[arg-type]
             })
     return rows
-
-
-def write_jsonl(path: Path, rows: list[dict[str, object]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    print(f"wrote {len(rows)} rows to {path}")
-
-
-def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else BUNDLED
-    write_jsonl(out / "graded_parity.jsonl", graded_rows())
-    write_jsonl(out / "rated_parity.jsonl", rated_rows())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
