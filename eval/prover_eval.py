@@ -140,9 +140,9 @@ def _true_scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     truths = [record["truth"] for record in records if record.get("truth")]
     if not truths:
         return {}
+    passed = sum(truth["score"] == 1.0 for truth in truths)
     return {
-        "truth_checked": len(truths), "true_pass": sum(truth["score"] == 1.0 for truth in truths),
-        "true_pass_rate": round(sum(truth["score"] == 1.0 for truth in truths) / len(truths), 4),
+        "truth_checked": len(truths), "true_pass": passed, "true_pass_rate": round(passed / len(truths), 4),
         "true_mean_score": round(fmean(truth["score"] for truth in truths), 4),
         "unreadable": sum(not truth["readable"] for truth in truths),
     }

@@ -17,7 +17,6 @@ item's first n analyses:
   defect where there is none: it blames a step of a correct proof or a step before the
   first bad one, or gives a correct proof a score below 1.
 - ``format_failure_rate``: the share of analyses without a parsable score.
-
 - ``kappa``: Cohen's kappa of the majority verdict against the true score (items without a
   verdict left out, as in ``eval.metrics``).
 
@@ -53,6 +52,10 @@ class Truth:
     score: float
     first_bad_step: int | None
 
+    @property
+    def flawed(self) -> bool:
+        return self.score < 1.0 and self.first_bad_step is not None
+
 
 @dataclass(frozen=True)
 class ProofFacts:
@@ -68,7 +71,7 @@ class ProofFacts:
 
     @property
     def flawed(self) -> bool:
-        return self.truth.score < 1.0 and self.truth.first_bad_step is not None
+        return self.truth.flawed
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def proof_facts(record: Mapping[str, Any], truth: Truth, n: int) -> ProofFacts:
     scores = [analysis.get("score") for analysis in analyses]
     parsed = [analysis for analysis in analyses if analysis.get("score") is not None]
     localising = 0
-    if truth.score < 1.0 and truth.first_bad_step is not None:
+    if truth.flawed:
         localising = sum(blamed_step(str(analysis.get("analysis") or "")) == truth.first_bad_step for analysis in analyses)
     return ProofFacts(truth, majority_score(scores), len(analyses), sum(score is None for score in scores), len(parsed),
                       sum(invents(analysis, truth) for analysis in parsed), localising)
