@@ -1,4 +1,4 @@
-"""Settings of ``proofsmith eval verifier`` and ``eval prover``. Pure data, no torch."""
+"""Settings of ``proofsmith eval verifier``, ``eval meta-verifier`` and ``eval prover``. Pure data, no torch."""
 
 from __future__ import annotations
 
@@ -45,6 +45,25 @@ class VerifierEvalConfig:
             raise ValueError("confirm_rating must be one of 0, 0.5, 1")
         if not 0 <= self.majority < 1:
             raise ValueError("majority must be in [0, 1)")
+
+
+@dataclass
+class MetaVerifierEvalConfig:
+    data: str = ""
+    """Rated critiques (problem, proof, analysis, rating columns; id optional): a JSONL, CSV or Parquet file (the command's DATA argument)."""
+    samples: int = 1
+    """Meta-verifier ratings per critique (m); the verdict is their majority."""
+    max_items: int = 0
+    """Evaluate only the first K critiques of the data; 0: all of them."""
+    chunk_size: int = 64
+    """Critiques per engine call; each is written to items.jsonl once its call returns."""
+
+    def __post_init__(self) -> None:
+        for name in ("samples", "chunk_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.max_items < 0:
+            raise ValueError("max_items must be >= 0")
 
 
 PROVER_MODES = ("refine", "search")

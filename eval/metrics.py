@@ -74,6 +74,22 @@ def rounded_mean_score(samples: Sequence[float | None]) -> float | None:
     return best / 2
 
 
+def rate(numerator: int, denominator: int) -> float | None:
+    """numerator / denominator; None when there is nothing to divide by."""
+    return numerator / denominator if denominator else None
+
+
+def majority_class(labels: Sequence[float], name: str) -> dict[str, Any]:
+    """The baseline of always answering the commonest of ``labels`` (the lowest on a tie), under the key ``name``:
+    its accuracy, balanced accuracy (1 / classes present) and kappa (0)."""
+    if not labels:
+        return {}
+    counts = Counter(labels)
+    commonest = min(counts, key=lambda label: (-counts[label], label))
+    return {name: commonest, "accuracy": counts[commonest] / len(labels), "balanced_accuracy": 1 / len(counts),
+            "kappa": 0.0}
+
+
 def accuracy(humans: Sequence[float], predictions: Sequence[float | None]) -> float | None:
     """Fraction of items predicted exactly; a None prediction is wrong. None for no items."""
     if not humans:

@@ -15,6 +15,7 @@ from proofsmith import __version__
 from proofsmith.offline import stay_offline
 from proofsmith.options import (
     ENGINE_FLAGS,
+    EVAL_META_VERIFIER_FLAGS,
     EVAL_PROVER_FLAGS,
     EVAL_VERIFIER_FLAGS,
     LABEL_FLAGS,
@@ -83,9 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
     label.add_argument("--score-map", metavar="RAW=SCORE,...", help="map raw human grades to scores, e.g. 7=1,6=0.5,1=0,0=0 (IMO points)")
     evaluate = subparsers.add_parser(
-        "eval", help="evaluate the verifier against human grades, or the prover on a benchmark",
-        description="Evaluate against human grades: the verifier's agreement with graded proofs (verifier), or the "
-                    "prover on a benchmark, marked against reference solutions (prover).",
+        "eval", help="evaluate the verifier against human grades, the meta-verifier against rated critiques, or the prover",
+        description="Evaluate against human grades: the verifier's agreement with graded proofs (verifier), the "
+                    "meta-verifier's ratings of critiques against reference ratings (meta-verifier), or the prover on a "
+                    "benchmark, marked against reference solutions (prover).",
     )
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="WHAT")
     verifier = _command_parser(evaluations, "verifier", "measure how well n verifier samples (optionally meta-filtered) "
@@ -94,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     verifier.add_argument("data", metavar="DATA", help="human-graded proofs: a .csv/.jsonl/.parquet file or a folder of them")
     verifier.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json, "
                           "report.html; rerun to resume")
+    meta = _command_parser(evaluations, "meta-verifier", "rate critiques m times each and measure the ratings against "
+                           "reference ratings (does it catch invented defects?)", EVAL_META_VERIFIER_FLAGS,
+                           "check the settings, --out and the data, write OUT/config.toml, print it, and stop")
+    meta.add_argument("data", metavar="DATA", help="rated critiques: a .jsonl/.csv/.parquet file with problem, proof, "
+                      "analysis and rating columns (the world's *_meta.jsonl)")
+    meta.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json; "
+                      "rerun to resume")
     prover = _command_parser(evaluations, "prover", "prove benchmark problems (refine or search), mark each proof 0/1/6/7 "
                              "against the reference solution and guidelines, check short answers with sympy",
                              EVAL_PROVER_FLAGS, "check the settings, --out and the data, write OUT/config.toml, print it, and stop")

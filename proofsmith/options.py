@@ -80,6 +80,11 @@ EVAL_VERIFIER_FLAGS: tuple[Flag, ...] = (
     Flag("--max-items", "eval_verifier.max_items", metavar="K"),
 )
 
+EVAL_META_VERIFIER_FLAGS: tuple[Flag, ...] = (
+    Flag("--samples", "eval_meta_verifier.samples", metavar="M"),
+    Flag("--max-items", "eval_meta_verifier.max_items", metavar="K"),
+)
+
 EVAL_PROVER_FLAGS: tuple[Flag, ...] = (
     Flag("--mode", "eval_prover.mode", metavar="refine|search"),
     Flag("--select", "eval_prover.select", repeatable=True, metavar="ID_PREFIX"),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from engine.auto import Workload
@@ -19,6 +21,15 @@ from verifier.templates import check_prompts_dir
 
 def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed: Mapping[str, str] | None = None) -> Config:
     overrides = overrides_from(args, ENGINE_FLAGS + flags, renamed)
+    config: Config = resolve_config(args.config, overrides, args.set)
+    check_prompts_dir(config.prompts_dir)
+    return config
+
+
+def eval_config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], section: str) -> Config:
+    """An ``eval`` subcommand's config: its flags, with the positional data file (absolute) in ``[section]``."""
+    overrides = overrides_from(args, ENGINE_FLAGS + flags)
+    overrides.setdefault(section, {})["data"] = str(Path(args.data).absolute())
     config: Config = resolve_config(args.config, overrides, args.set)
     check_prompts_dir(config.prompts_dir)
     return config
@@ -70,6 +81,15 @@ def open_engine(config: Config, workload: Workload, prompts: Sequence[Sequence[C
     from engine.factory import create_engine
 
     return create_engine(config.engine, workload, prompts)
+
+
+def previous_engine(out: Path, config: Config) -> dict[str, Any]:
+    """Engine and model of the run that wrote an eval directory's records (its metrics.json settings), when this rerun opens no engine."""
+    try:
+        shown = json.loads((out / "metrics.json").read_text(encoding="utf-8"))["settings"]
+        return {"engine": shown["engine"], "model": shown["model"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"engine": config.engine.backend, "model": config.engine.model}
 
 
 def engine_record(engine: Engine) -> dict[str, Any]:

@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 from data.atomic import write_text_atomic
 from data.errors import InputError
 from engine.progress import Progress
-from proofsmith.commands.common import engine_record, open_engine
-from proofsmith.config import Config, resolve_config, to_toml
-from proofsmith.options import ENGINE_FLAGS, EVAL_VERIFIER_FLAGS, overrides_from
+from proofsmith.commands.common import engine_record, eval_config_from_args, open_engine, previous_engine
+from proofsmith.config import Config, to_toml
+from proofsmith.options import EVAL_VERIFIER_FLAGS
 from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.workloads import label_workload
-from verifier.templates import check_prompts_dir
 
 VERIFIER_IDENTITY = (
     "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.samples", "eval_verifier.meta",
@@ -42,6 +41,10 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> int:
     if args.evaluation == "verifier":
         return run_verifier(args)
+    if args.evaluation == "meta-verifier":
+        from proofsmith.commands.eval_meta import run_meta_verifier
+
+        return run_meta_verifier(args)
     if args.evaluation == "prover":
         from proofsmith.commands.eval_prover import run_prover
 
@@ -49,22 +52,8 @@ def run(args: argparse.Namespace) -> int:
     raise InputError(f"unknown evaluation {args.evaluation!r}")  # argparse only lets known ones through
 
 
-def previous_engine(out: Path, config: Config) -> dict[str, Any]:
-    """Engine and model of the run that wrote the records, when this rerun opens no engine."""
-    from eval.verifier_eval import METRICS_NAME
-
-    try:
-        shown = json.loads((out / METRICS_NAME).read_text(encoding="utf-8"))["settings"]
-        return {"engine": shown["engine"], "model": shown["model"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return {"engine": config.engine.backend, "model": config.engine.model}
-
-
 def run_verifier(args: argparse.Namespace) -> int:
-    overrides = overrides_from(args, ENGINE_FLAGS + EVAL_VERIFIER_FLAGS)
-    overrides.setdefault("eval_verifier", {})["data"] = str(Path(args.data).absolute())
-    config: Config = resolve_config(args.config, overrides, args.set)
-    check_prompts_dir(config.prompts_dir)
+    config = eval_config_from_args(args, EVAL_VERIFIER_FLAGS, "eval_verifier")
     settings = config.eval_verifier
     out = Path(args.out)
     check_out_dir(out, config, VERIFIER_IDENTITY)
@@ -110,7 +99,8 @@ def report(args: argparse.Namespace, out: Path, config: Config, selected: list[H
     settings = config.eval_verifier
     records = read_records(out / ITEMS_NAME, [grade.id for grade in selected])
     evaluation = evaluate(records, meta=settings.meta > 0)
-    truths = truths_from({grade.id: grade.source_fields for grade in selected}, {grade.id: grade.human_score for grade in selected})
+    truths = truths_from({grade.id: grade.source_fields for grade in selected}, {grade.id: grade.human_score for grade in selected},
+                         {grade.id: grade.proof for grade in selected})
     truth = truth_by_sample_count(records, truths) if truths else None
     detected = ", ".join(sorted({grade.source for grade in selected}))
     shown = {
@@ -164,4 +154,8 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
         if baseline:
             print(f"majority-class baseline (always {baseline['score']:g}): accuracy {_shown(baseline['accuracy'])}  "
                   f"balanced_accuracy {_shown(baseline['balanced_accuracy'])}  kappa {_shown(baseline['kappa'])}")
+        guess = truth.get("random_step")
+        if guess:
+            print(f"random-step baseline (blames a uniformly drawn step): localisation {_shown(guess['localisation'])}  "
+                  f"localised_by_any {_shown(guess['localised_by_any'])}")
     print(f"results: {out / 'metrics.json'}, {out / 'report.html'}, {out / ITEMS_NAME}")

@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from cli_checks import assert_clean_error
 from engine.vllm_server import free_port
-
-
-PROJECT_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+ (WARNING|ERROR) (engine|data|generator|verifier|meta_verifier|training|eval|proofsmith)[.:]")
-
-
-def assert_clean_error(result, fragment: str) -> None:
-    """Exit 2, the error as the last line of stderr, and before it only our own progress and warnings."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert lines[-1].startswith("proofsmith: error: ") and fragment in lines[-1], result.stderr
-    foreign = [line for line in lines[:-1] if not line.startswith("proofsmith: ") and not PROJECT_LOG_LINE.match(line)]
-    assert not foreign, result.stderr
-    assert result.stdout == ""
 
 
 @pytest.fixture

@@ -67,7 +67,7 @@ def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
     assert names == {
         "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
-        "SearchConfig", "VerifierEvalConfig", "ProverEvalConfig", "GraderConfig", "WorldConfig",
+        "SearchConfig", "VerifierEvalConfig", "MetaVerifierEvalConfig", "ProverEvalConfig", "GraderConfig", "WorldConfig",
     }
 
 

@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 
-NO_MODEL = ("--engine", "transformers", "--model", "./nowhere")
-"""Any command that got as far as loading a model would fail with "model path does not exist"."""
-
+from cli_checks import NO_MODEL, assert_clean_error
 
 def write_grades(tmp_path: Path, rows: list[dict[str, Any]] | None = None) -> Path:
     path = tmp_path / "grades.jsonl"
@@ -24,13 +22,6 @@ def write_grades(tmp_path: Path, rows: list[dict[str, Any]] | None = None) -> Pa
     ]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
-
-
-def assert_clean_error(result: Any, fragment: str) -> None:
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr and result.stdout == ""
-    last_line = result.stderr.strip().splitlines()[-1]
-    assert last_line.startswith("proofsmith: error: ") and fragment in last_line, result.stderr
 
 
 def label_record(item_id: str, human: float, scores: list[float | None], ratings: Sequence[float] = ()) -> dict:

@@ -1,0 +1,22 @@
+"""What every CLI test checks of a refused command, shared by the test modules (pytest's pythonpath holds tests/)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+NO_MODEL = ("--engine", "transformers", "--model", "./nowhere")
+"""Any command that got as far as loading a model would fail with "model path does not exist"."""
+
+PROJECT_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+ (WARNING|ERROR) (engine|data|generator|verifier|meta_verifier|training|eval|proofsmith)[.:]")
+
+
+def assert_clean_error(result: Any, fragment: str) -> None:
+    """Exit 2, the error as the last line of stderr, before it only our own progress and warnings, nothing on stdout."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("proofsmith: error: ") and fragment in lines[-1], result.stderr
+    foreign = [line for line in lines[:-1] if not line.startswith("proofsmith: ") and not PROJECT_LOG_LINE.match(line)]
+    assert not foreign, result.stderr
+    assert result.stdout == ""
