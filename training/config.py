@@ -104,7 +104,7 @@ class DataSettings:
     rating_column: str = "rating"
     """Column with the reference rating of that analysis in {0, 0.5, 1} (meta-verifier)."""
     meta_path: str = ""
-    """Rated analyses the SFT cold start teaches the meta-verifier answer from (optional): then `path` teaches only the verifier and generator answers. The world writes them apart (train.jsonl, train_meta.jsonl)."""
+    """Rated analyses (optional). `train sft`: the meta-verifier answers come from here and `path` teaches only the verifier and generator answers. `train verifier`: meta-verification prompts trained in the same GRPO run as the verification ones (the enhanced verifier). The world writes them apart (train.jsonl, train_meta.jsonl)."""
     critique_column: str = "critique"
     """Column with a written analysis of the proof (optional; sft): the verifier answer and self-evaluation the cold start teaches, else a fixed paragraph per score."""
     assessment_column: str = "assessment"
@@ -236,13 +236,15 @@ class RewardSettings:
 @dataclass
 class LoopSettings:
     iterations: int = 2
-    """Iterations of the schedule (each: [rft], [label], meta-verifier, verifier, generator)."""
+    """Iterations of the schedule (each: [rft], [label], [meta-verifier], verifier, generator)."""
     cold_start: bool = True
     """Run the SFT cold start on the verifier data before the first iteration."""
     verifier_data: str = ""
     """Graded proofs (problem, proof, score) for the verifier stage and the cold start."""
     meta_data: str = ""
-    """Rated analyses (problem, proof, analysis, rating) for the meta-verifier stage; empty skips it."""
+    """Rated analyses (problem, proof, analysis, rating) for meta-verification training (see enhanced_verifier); empty: none."""
+    enhanced_verifier: bool = True
+    """With meta_data: the verifier stage is one GRPO run on verification and meta-verification prompts together (the paper's enhanced verifier; R_meta per [rewards] meta); false: a separate meta-verifier stage before the verifier's."""
     generator_data: str = ""
     """Problems for the generator stage (any table with the problem column)."""
     sample_problems: int = 8

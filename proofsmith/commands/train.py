@@ -67,14 +67,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     if role == "loop":
         return run_loop(config, args.json)
-    from training.role_data.rows import read_rows, read_sft_rows, split_holdout
+    from training.role_data.rows import read_rows, read_sft_rows, split_holdout, verifier_rows
     from training.trainers.run import train_role
 
     formats = tuple(config.sft.formats)
-    rows = read_sft_rows(config.data, formats) if role == "sft" else read_rows(config.data, role, formats)
     held_out: list[Any] = []
-    if config.data.holdout:
-        rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
+    if role == "verifier":  # with data.meta_path: the enhanced verifier, rated analyses beside the graded proofs
+        rows, held_out = verifier_rows(config.data, config.data.holdout)
+    else:
+        rows = read_sft_rows(config.data, formats) if role == "sft" else read_rows(config.data, role, formats)
+        if config.data.holdout:
+            rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
     run_dir = prepare_run_dir(config)
     if is_complete(run_dir):
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)

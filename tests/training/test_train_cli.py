@@ -152,8 +152,10 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     cli, tmp_path: Path, cold_start: dict[str, Path], role: str, rows: list[dict], completion_tokens: int
 ) -> None:
     data, run_dir = write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "run"
-    # The verifier also measures greedy agreement before and after: on 1 held-out row and the 3 training rows.
-    measured = ("--set", "data.max_rows=4", "--set", "data.holdout=1") if role == "verifier" else ()
+    # The verifier is the enhanced one: its step holds its 1 training proof and 1 rated analysis (--meta-data), and it
+    # measures greedy agreement before and after on 1 held-out proof and that training proof.
+    measured = ("--set", "data.max_rows=2", "--set", "data.holdout=1", "--set", "grpo.prompts_per_step=2", "--meta-data",
+                str(write_jsonl(tmp_path / "rated.jsonl", rated_rows(1)[:1]))) if role == "verifier" else ()
     result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
                  "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
                  "--max-tokens", str(completion_tokens), "--learning-rate", "1e-4",
@@ -162,7 +164,7 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     summary = json.loads(result.stdout)
     assert summary["steps"] == 1 and "reward" in summary
     if measured:
-        for name, rows_measured in (("holdout", 1), ("training_rows", 3)):
+        for name, rows_measured in (("holdout", 1), ("training_rows", 1)):
             before, after = summary[name]["before"], summary[name]["after"]
             assert (before["rows"], after["rows"]) == (rows_measured, rows_measured)
             assert before["model"] == str(cold_start["model"]) and after["model"] == str(run_dir / "final")
@@ -174,6 +176,10 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert any(key.endswith("reward/format") for record in metrics for key in record)
+    if measured:  # both tasks were rewarded in the one step: verifications and ratings, half of each
+        assert [record[key] for record in metrics for key in record if key.endswith("task/meta_share")] == [0.5]
+        assert any(key.endswith("rating/reward/rating_agreement") or key.endswith("rating/format_failure_rate")
+                   for record in metrics for key in record)
     assert changed_weights(cold_start["model"], run_dir / "final") > 0
     if role != "verifier":
         return  # every role writes its final model the same way; loading one with `verify` is enough
@@ -246,10 +252,13 @@ def test_an_interrupted_loop_resumes_at_the_next_stage(cli, tmp_path: Path, embe
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     stages = [(stage["iteration"], stage["stage"]) for stage in summary["stages"]]
-    assert stages == [(1, "sft"), (1, "meta-verifier"), (1, "verifier"), (1, "generator"),
-                      (2, "label"), (2, "rft"), (2, "meta-verifier"), (2, "verifier"), (2, "generator")]
+    # The verifier stages train on the rated analyses too (enhanced verifier): no separate meta-verifier stage.
+    assert stages == [(1, "sft"), (1, "verifier"), (1, "generator"), (2, "label"), (2, "rft"), (2, "verifier"),
+                      (2, "generator")]
     assert summary["stages"][0]["status"] == "skipped (complete)"
     assert summary["final_model"] == str(run_dir / "iter2" / "generator" / "final")
     assert (run_dir / "COMPLETE").exists() and (run_dir / "iter2" / "labeled.jsonl").exists()
-    for stage in ("meta-verifier", "verifier", "generator"):
+    for stage in ("verifier", "generator"):
         assert (run_dir / "iter2" / stage / "final" / "config.json").exists()
+    verifier_metrics = [json.loads(line) for line in (run_dir / "iter1" / "verifier" / "metrics.jsonl").read_text().splitlines()]
+    assert any(key.endswith("task/meta_share") for record in verifier_metrics for key in record)

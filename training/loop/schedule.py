@@ -12,8 +12,9 @@ Stages, each starting from the model the previous one finished (the first from
                    sampled proofs auto-labelled 1 whose self-score says 1, analyses of
                    them that the meta-verifier confirmed and that agree with the label, and
                    analyses of graded proofs that match their reference score
-    meta-verifier  (when ``loop.meta_data`` is set) GRPO on rated analyses
-    verifier       GRPO on graded proofs
+    meta-verifier  (``loop.meta_data`` set, ``loop.enhanced_verifier`` false) GRPO on rated analyses
+    verifier       GRPO on graded proofs and, with ``loop.meta_data`` and ``loop.enhanced_verifier``
+                   (default), on the rated analyses too in the same run: the paper's enhanced verifier
     generator      GRPO on problems, starting from the verifier checkpoint
 
 A stage is done when its directory holds ``COMPLETE``; a rerun skips done stages and a
@@ -257,7 +258,9 @@ class Loop:
                 self.train_stage(iteration, "sft", records=sft_records(self.cold_start_rows(), self.config.sft.formats, prompts_dir))
             if iteration >= 2:
                 rows += self.feedback_stages(iteration)
-            if loop.meta_data:
+            if loop.meta_data and loop.enhanced_verifier:
+                rows += [replace(row, task="meta-verifier") for row in self.rows("meta-verifier", loop.meta_data)]
+            elif loop.meta_data:
                 self.train_stage(iteration, "meta-verifier", rows=self.rows("meta-verifier", loop.meta_data))
             self.train_stage(iteration, "verifier", rows=rows)
             self.train_stage(iteration, "generator", rows=self.rows("generator", loop.generator_data))

@@ -154,6 +154,51 @@ class MetaVerifierReward(RoleReward):
         return rewards
 
 
+class EnhancedVerifierReward(VerifierReward):
+    """The paper's enhanced verifier: one GRPO run on verification and meta-verification prompts together.
+
+    Each rollout is rewarded by its prompt's task (the dataset's ``task`` column): a verification
+    by :class:`VerifierReward` (with R_meta from ``meta``), a meta-verification by
+    :class:`MetaVerifierReward` against the analysis's reference rating. The verification
+    components are logged under their usual names, the meta-verification ones under
+    ``rating/``, and ``task/meta_share`` is the share of the step's rollouts that rated analyses.
+    """
+
+    __name__ = "enhanced_verifier_reward"
+
+    def __init__(self, settings: RewardSettings, verifier: ScoringClient | None = None, meta: ScoringClient | None = None,
+                 prompts_dir: str | None = None, sampling: SamplingSettings | None = None) -> None:
+        super().__init__(settings, verifier, meta, prompts_dir, sampling)
+        self.rating = MetaVerifierReward(settings, prompts_dir=prompts_dir, sampling=sampling)
+
+    async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str], proof: list[str],
+                       reference: list[float], analysis: list[str] | None = None, task: list[str] | None = None,
+                       log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+        tasks = task or ["verifier"] * len(completions)
+        rated = [index for index, name in enumerate(tasks) if name == "meta-verifier"]
+        verified = [index for index, name in enumerate(tasks) if name != "meta-verifier"]
+
+        def pick(values: Sequence[Any], indices: list[int]) -> list[Any]:
+            return [values[index] for index in indices]
+
+        rewards: list[float | None] = [None] * len(completions)
+        if verified:
+            parts = await VerifierReward.__call__(self, pick(prompts, verified), pick(completions, verified),
+                                                  pick(problem, verified), pick(proof, verified), pick(reference, verified),
+                                                  log_metric=log_metric)
+            for index, reward in zip(verified, parts):
+                rewards[index] = reward
+        if rated:
+            prefixed = None if log_metric is None else (lambda name, value: log_metric(f"rating/{name}", value))
+            parts = await self.rating(pick(prompts, rated), pick(completions, rated), pick(proof, rated),
+                                      pick(analysis or [""] * len(completions), rated), pick(reference, rated),
+                                      log_metric=prefixed)
+            for index, reward in zip(rated, parts):
+                rewards[index] = reward
+        log_all(log_metric, {"task/meta_share": len(rated) / len(completions) if completions else None})
+        return rewards
+
+
 class GeneratorReward(RoleReward):
     """R = R_format(Y, Z) · (α · s + β · (1 − |s' − s|) · ms): the verifier scores Y, the meta-verifier rates Z."""
 

@@ -33,12 +33,15 @@ def prompt_for(role: str, row: TrainingRow, prompts_dir: str | None = None) -> t
 
 
 def grpo_records(role: str, rows: Sequence[TrainingRow], prompts_dir: str | None = None) -> list[dict[str, Any]]:
-    """One record per row: ``prompt`` (chat messages) plus the reward's columns."""
+    """One record per row: ``prompt`` (chat messages) plus the reward's columns; ``task`` is the prompt's role
+    (the row's own ``task`` when set, as for the meta-verification rows of an enhanced verifier run)."""
     records = []
     for row in rows:
-        reference = row.score if role == "verifier" else row.rating if role == "meta-verifier" else None
+        task = row.task or role
+        reference = row.score if task == "verifier" else row.rating if task == "meta-verifier" else None
         records.append({
-            "prompt": as_dicts(prompt_for(role, row, prompts_dir)),
+            "prompt": as_dicts(prompt_for(task, row, prompts_dir)),
+            "task": task,
             "row_id": row.id,
             "problem": row.problem,
             "proof": row.proof,

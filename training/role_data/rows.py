@@ -63,6 +63,9 @@ class TrainingRow:
     """A written analysis of the proof to teach (empty: the fixed paragraph for its score)."""
     assessment: str = ""
     """A written meta-verification of ``analysis`` to teach (empty: the fixed paragraph for its rating)."""
+    task: str = ""
+    """The GRPO prompt this row makes when it is not the run's role: 'meta-verifier' for the rated analyses an
+    enhanced verifier run trains on beside its graded proofs (``verifier_rows``); empty: the run's role."""
 
 
 def rows_of(data: DataSettings) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
@@ -161,6 +164,21 @@ def read_sft_rows(data: DataSettings, formats: tuple[str, ...]) -> list[Training
     proof_formats = tuple(name for name in formats if name != "meta-verifier")
     proof_rows = read_rows(data, "sft", proof_formats) if proof_formats else []
     return proof_rows + read_rows(replace(data, path=data.meta_path), "sft", ("meta-verifier",))
+
+
+def verifier_rows(data: DataSettings, held_out: int = 0) -> tuple[list[TrainingRow], list[TrainingRow]]:
+    """(training rows, held-out rows) of a verifier GRPO run: the graded proofs of ``data.path`` with ``held_out``
+    of them set aside, plus, when ``data.meta_path`` is set, its rated analyses as meta-verification tasks (the
+    paper's enhanced verifier: one run on both prompts). Only graded proofs are held out: the before/after
+    agreement is the verifier's."""
+    rows = read_rows(data, "verifier")
+    held: list[TrainingRow] = []
+    if held_out:
+        rows, held = split_holdout(rows, held_out, data.seed)
+    if data.meta_path:
+        rated = read_rows(replace(data, path=data.meta_path), "meta-verifier")
+        rows += [replace(row, task="meta-verifier") for row in rated]
+    return rows, held
 
 
 def split_holdout(rows: Sequence[TrainingRow], holdout: int, seed: int) -> tuple[list[TrainingRow], list[TrainingRow]]:

@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from training.config import TrainConfig
-from training.rewards.role_rewards import GeneratorReward, MetaVerifierReward, RoleReward, VerifierReward
+from training.rewards.role_rewards import (
+    EnhancedVerifierReward,
+    GeneratorReward,
+    MetaVerifierReward,
+    RoleReward,
+    VerifierReward,
+)
 from training.rewards.scoring_engines import (
     PolicyEngine,
     ScoringClient,
@@ -36,8 +42,9 @@ from training.trainers.setup import (
 logger = logging.getLogger(__name__)
 
 
-def build_reward(role: str, config: TrainConfig) -> tuple[RoleReward, dict[str, Any]]:
-    """The role's reward and the separate scoring engines it opened, by source.
+def build_reward(role: str, config: TrainConfig, with_meta_tasks: bool = False) -> tuple[RoleReward, dict[str, Any]]:
+    """The role's reward and the separate scoring engines it opened, by source. ``with_meta_tasks``: the
+    verifier's data holds meta-verification prompts too (the enhanced verifier).
 
     Stages scored by the trained model itself (policy, or reference with LoRA) wait in
     ``reward.waiting`` until ``build_trainer`` attaches the model.
@@ -48,7 +55,8 @@ def build_reward(role: str, config: TrainConfig) -> tuple[RoleReward, dict[str, 
     clients = stage_clients(sources, engines, config.rewards.retries)
     shared = {"prompts_dir": config.prompts_dir or None, "sampling": config.scoring}
     if role == "verifier":
-        reward: RoleReward = VerifierReward(config.rewards, meta=clients.get("meta"), **shared)
+        kind = EnhancedVerifierReward if with_meta_tasks else VerifierReward
+        reward: RoleReward = kind(config.rewards, meta=clients.get("meta"), **shared)
     elif role == "meta-verifier":
         reward = MetaVerifierReward(config.rewards, **shared)
     else:
@@ -92,7 +100,7 @@ def build_trainer(role: str, config: TrainConfig, rows: list[TrainingRow]) -> tu
     records = grpo_dataset_records(role, config, rows, tokenizer)
     logger.info("%d of %d training prompts fit in %d tokens", len(records), len(rows), config.grpo.max_prompt_tokens)
     args = grpo_arguments(config)
-    reward, scoring_engines = build_reward(role, config)
+    reward, scoring_engines = build_reward(role, config, any(record["task"] != role for record in records))
     try:
         trainer = GRPOTrainer(
             model=location, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(records),

@@ -59,8 +59,10 @@ AGREEMENT_SETS = ("holdout", "training_rows")
 
 
 def measured_sets(rows: Sequence[TrainingRow], held_out: Sequence[TrainingRow]) -> dict[str, list[TrainingRow]]:
-    """The held-out rows (does it generalise?) and the first training rows (did it learn what it was rewarded for?)."""
-    return {"holdout": list(held_out), "training_rows": list(rows[:MEASURED_TRAINING_ROWS])}
+    """The held-out rows (does it generalise?) and the first training rows (did it learn what it was rewarded for?);
+    rows of another task (the rated analyses of an enhanced verifier run) are not the role's and are not measured."""
+    own = [row for row in rows if not row.task]
+    return {"holdout": list(held_out), "training_rows": own[:MEASURED_TRAINING_ROWS]}
 
 
 def write_agreements(run_dir: Path, when: str, model: str, role: str, sets: dict[str, list[TrainingRow]],

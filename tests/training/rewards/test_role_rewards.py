@@ -20,7 +20,13 @@ import pytest
 from data.errors import EngineUnavailableError, PromptTooLongError
 from engine.base import ChatMessage, Completion, Engine, GenerationRequest, GenerationResult, StreamingEngine
 from meta_verifier.meta_verify import MetaItem, meta_verification_messages
-from training.rewards.role_rewards import GeneratorReward, MetaVerifierReward, VerifierReward, completion_text
+from training.rewards.role_rewards import (
+    EnhancedVerifierReward,
+    GeneratorReward,
+    MetaVerifierReward,
+    VerifierReward,
+    completion_text,
+)
 from training.rewards.scoring_engines import CallStats, ScoringClient
 from training.config import RewardSettings, SamplingSettings
 
@@ -271,6 +277,35 @@ def test_verifier_reward_without_meta_is_score_agreement() -> None:
     assert metrics.one("reward/meta") == 1.0
     assert metrics.one("skipped") == 0.0
     assert not any(name.startswith("meta/") for name in metrics.values)
+
+
+def test_the_enhanced_verifier_rewards_each_rollout_by_its_task() -> None:
+    """Verifications get R_format · (1 − |s' − s|) · R_meta (the meta engine rates them), ratings R_format · (1 − |ms' − ms|)."""
+    engine = ScriptedEngine(meta={"note-V": [meta("0.5")]})
+    reward = EnhancedVerifierReward(RewardSettings(meta="engine"), meta=ScoringClient(engine, retries=1))
+    metrics = Collector()
+    texts = [verify("1", "note-V"), meta("0"), meta("1"), "no verdict", "no rating"]
+    tasks = ["verifier", "meta-verifier", "meta-verifier", "verifier", "meta-verifier"]
+    rewards = asyncio.run(reward(
+        prompts=[[{"role": "user", "content": "x"}]] * 5, completions=as_completions(texts), problem=[PROBLEM] * 5,
+        proof=[f"PROOF-{index}" for index in range(5)], analysis=["", "ANALYSIS-1", "ANALYSIS-2", "", "ANALYSIS-4"],
+        reference=[1.0, 0.5, 1.0, 0.0, 1.0], task=tasks, row_id=["x"] * 5, log_metric=metrics,
+    ))
+    assert rewards == [0.5, 0.5, 1.0, 0.0, 0.0]
+    (sent,) = engine.requests_sent()  # only the parsed verification is meta-rated; ratings are not
+    assert "note-V" in sent.messages[-1].content
+    assert metrics.one("reward/format") == 0.5 and metrics.one("reward/meta") == 0.5
+    assert metrics.one("rating/reward/format") == pytest.approx(2 / 3)
+    assert metrics.one("rating/reward/rating_agreement") == pytest.approx(0.75)
+    assert metrics.one("task/meta_share") == pytest.approx(0.6)
+
+
+def test_the_enhanced_verifier_on_verifications_only_is_the_verifier_reward() -> None:
+    texts, references = [verify("1"), verify("0.5"), "no verdict"], [1.0, 0.0, 1.0]
+    plain = run_verifier(VerifierReward(RewardSettings()), texts, references)
+    metrics = Collector()
+    assert run_verifier(EnhancedVerifierReward(RewardSettings()), texts, references, metrics) == plain == [1.0, 0.5, 0.0]
+    assert metrics.one("task/meta_share") == 0.0 and not any(name.startswith("rating/") for name in metrics.values)
 
 
 def test_verifier_reward_with_every_format_failure() -> None:

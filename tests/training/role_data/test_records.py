@@ -39,7 +39,8 @@ OPENINGS = {
 )
 def test_grpo_records_per_role(role: str, reference: float, shown: tuple[str, ...]) -> None:
     [record] = grpo_records(role, [ROW])
-    assert set(record) == {"prompt", "row_id", "problem", "proof", "analysis", "reference"}
+    assert set(record) == {"prompt", "task", "row_id", "problem", "proof", "analysis", "reference"}
+    assert record["task"] == role
     prompt = record["prompt"]
     assert isinstance(prompt, list) and prompt
     assert all(isinstance(message, dict) and set(message) == {"role", "content"} for message in prompt)
@@ -69,6 +70,17 @@ def test_grpo_records_keep_row_order_and_count() -> None:
     records = grpo_records("verifier", rows)
     assert [record["row_id"] for record in records] == ["r0", "r1", "r2", "r3"]
     assert all(f"Proof {i}" in record["prompt"][-1]["content"] for i, record in enumerate(records))
+
+
+def test_an_enhanced_verifier_run_mixes_verification_and_meta_verification_prompts() -> None:
+    from dataclasses import replace
+
+    graded, rated = TrainingRow("g", "P1", "Q1", 0.0), replace(ROW, task="meta-verifier")
+    verify, rate = grpo_records("verifier", [graded, rated])
+    assert (verify["task"], verify["reference"]) == ("verifier", 0.0)
+    assert verify["prompt"][-1]["content"].startswith(OPENINGS["verifier"])
+    assert (rate["task"], rate["reference"], rate["analysis"]) == ("meta-verifier", 1.0, ROW.analysis)
+    assert rate["prompt"] == as_dicts(prompt_for("meta-verifier", ROW))
 
 
 @pytest.mark.parametrize("role", ["sft", "loop", "judge"])

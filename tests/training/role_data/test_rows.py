@@ -12,7 +12,7 @@ import pytest
 from data.errors import InputError
 from data.records import stable_id
 from training.role_data.records import sft_records
-from training.role_data.rows import TrainingRow, read_rows, read_sft_rows, rows_of, split_holdout
+from training.role_data.rows import TrainingRow, read_rows, read_sft_rows, rows_of, split_holdout, verifier_rows
 from training.config import DataSettings
 
 FULL = {"id": "r1", "problem": "Prove P.", "proof": "Because Q.", "score": 1, "analysis": "Looks right.", "rating": 0.5}
@@ -378,3 +378,16 @@ def test_split_holdout_is_deterministic_per_seed() -> None:
 def test_split_holdout_must_leave_training_rows(holdout: int, count: int) -> None:
     with pytest.raises(InputError, match=rf"data.holdout={holdout} leaves no training rows out of {count}"):
         split_holdout(ROWS[:count], holdout, 0)
+
+
+def test_verifier_rows_hold_out_graded_proofs_only_and_add_the_rated_analyses_as_meta_tasks(tmp_path: Path) -> None:
+    graded = write_jsonl(tmp_path / "graded.jsonl", [{**FULL, "id": f"g{index}"} for index in range(4)])
+    rated = write_jsonl(tmp_path / "rated.jsonl", [{**FULL, "id": f"m{index}"} for index in range(3)])
+    plain, held = verifier_rows(DataSettings(path=str(graded)), held_out=1)
+    assert len(plain) == 3 and len(held) == 1 and all(row.task == "" for row in plain + held)
+    rows, held_with_meta = verifier_rows(DataSettings(path=str(graded), meta_path=str(rated)), held_out=1)
+    assert held_with_meta == held and rows[:3] == plain
+    assert [(row.id, row.task, row.rating) for row in rows[3:]] == [(f"m{index}", "meta-verifier", 0.5) for index in range(3)]
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "x", "problem": "P", "proof": "Q", "rating": 1}])
+    with pytest.raises(InputError, match="line 1: missing column 'analysis'"):
+        verifier_rows(DataSettings(path=str(graded), meta_path=str(bad)))
