@@ -173,12 +173,16 @@ def _truth_section(truth: Mapping[int, TruthReport]) -> str:
     if baseline:
         rows.append([f"always {format_value(baseline['score'])}",
                      *(format_value(baseline[name]) if name in baseline else None for _, name in TRUTH_COLUMNS)])
+    if last.random_step:
+        rows.append([f"a random step (n = {last.n})",
+                     *(format_value(last.random_step[name]) if name in last.random_step else None for _, name in TRUTH_COLUMNS)])
     return _section(
         "Against the checker's truth",
         f"<p>{last.items} proofs with a checked truth ({last.flawed} flawed, {last.correct} correct). Localisation: the "
         "share of analyses of flawed proofs that blame the first bad step; invented defects: analyses that blame a correct "
-        "step or mark a correct proof down. Brackets: 95 % bootstrap intervals over the proofs. The last row is the "
-        "majority-class baseline, always answering the commonest true score (eval/truth.py).</p>\n",
+        "step or mark a correct proof down. Brackets: 95 % bootstrap intervals over the proofs. The last rows are the "
+        "majority-class baseline, always answering the commonest true score, and the localisation of an analysis that blames "
+        "a uniformly drawn step of the proof (eval/truth.py).</p>\n",
         _table("truth-vs-n", headers, rows),
         _figure(plots.truth_vs_n_png(truth), "truth metrics against n",
                 "Each point uses the first n analyses of every proof."),

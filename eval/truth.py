@@ -25,32 +25,36 @@ Every metric comes with a 95 % interval: the 2.5th and 97.5th percentiles over
 interval). Proofs are resampled, not analyses, because the n analyses of one proof are not
 independent. ``majority_class`` is the baseline a verifier must beat: always answering the
 most common true score (accuracy = that class's share, balanced accuracy 1/classes, kappa 0).
+``random_step`` is the baseline for localisation: an analysis that blames one step of the
+proof drawn uniformly (a proof of k steps: localisation 1/k, localised by any of n
+1 − (1 − 1/k)^n, averaged over the flawed proofs whose step count is known). World proofs
+are short (2–4 steps), so this bar is high.
 
 An item without a truth (data that is not from the world) is left out and counted.
 """
 
 from __future__ import annotations
 
-import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from data.world.blame import blamed_step
-from eval.metrics import cohen_kappa, confusion_matrix, majority_score, sample_counts
+from data.world.steps import step_count
+from eval.intervals import BOOTSTRAP_RESAMPLES, bootstrap_intervals
+from eval.metrics import cohen_kappa, confusion_matrix, majority_class, majority_score, rate, sample_counts
 
 SCALE = (0.0, 0.5, 1.0)
 METRICS = ("accuracy", "balanced_accuracy", "kappa", "localisation", "localised_by_any", "invented_defect_rate",
            "format_failure_rate")
-BOOTSTRAP_RESAMPLES = 1000
-INTERVAL_SEED = 0
 
 
 @dataclass(frozen=True)
 class Truth:
     score: float
     first_bad_step: int | None
+    steps: int | None = None
+    """How many steps the proof has (None when unknown): for the random-step baseline."""
 
     @property
     def flawed(self) -> bool:
@@ -91,13 +95,11 @@ class TruthReport:
     """Metric name -> its 95 % bootstrap interval (None where the metric is undefined)."""
     majority_class: dict[str, Any] = field(default_factory=dict)
     """The always-the-commonest-score baseline: its score, accuracy, balanced_accuracy and kappa."""
+    random_step: dict[str, float] = field(default_factory=dict)
+    """The blame-a-uniformly-random-step baseline: its localisation and localised_by_any at this n."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def rate(numerator: int, denominator: int) -> float | None:
-    return numerator / denominator if denominator else None
 
 
 def invents(analysis: Mapping[str, Any], truth: Truth) -> bool:
@@ -137,33 +139,13 @@ def metric_values(facts: Sequence[ProofFacts]) -> dict[str, float | None]:
     }
 
 
-def bootstrap_intervals(facts: Sequence[ProofFacts], resamples: int = BOOTSTRAP_RESAMPLES,
-                        seed: int = INTERVAL_SEED) -> dict[str, tuple[float, float] | None]:
-    """95 % percentile intervals of every metric over ``resamples`` resamples of the proofs."""
-    rng = random.Random(seed)
-    drawn: dict[str, list[float]] = {name: [] for name in METRICS}
-    for _ in range(resamples if facts else 0):
-        values = metric_values([facts[rng.randrange(len(facts))] for _ in facts])
-        for name, value in values.items():
-            if value is not None:
-                drawn[name].append(value)
-    intervals: dict[str, tuple[float, float] | None] = {}
-    for name, values in drawn.items():
-        values.sort()
-        # A metric undefined in most resamples (a class that is rarely drawn) has no honest interval.
-        intervals[name] = ((values[int(0.025 * len(values))], values[min(len(values) - 1, int(0.975 * len(values)))])
-                           if len(values) >= resamples / 2 else None)
-    return intervals
-
-
-def majority_class_baseline(truths: Sequence[Truth]) -> dict[str, Any]:
-    """Scores of always answering the most common true score (the lowest on a tie)."""
-    if not truths:
+def random_step_baseline(truths: Sequence[Truth], n: int) -> dict[str, float]:
+    """Localisation of an analysis that blames a uniformly drawn step, over the flawed proofs with a known step count."""
+    counts = [truth.steps for truth in truths if truth.flawed and truth.steps]
+    if not counts:
         return {}
-    counts = Counter(truth.score for truth in truths)
-    commonest = min(counts, key=lambda score: (-counts[score], score))
-    return {"score": commonest, "accuracy": counts[commonest] / len(truths), "balanced_accuracy": 1 / len(counts),
-            "kappa": 0.0}
+    return {"localisation": sum(1 / k for k in counts) / len(counts),
+            "localised_by_any": sum(1 - (1 - 1 / k) ** n for k in counts) / len(counts)}
 
 
 def truth_report(records: Sequence[Mapping[str, Any]], truths: Mapping[str, Truth], n: int,
@@ -174,7 +156,9 @@ def truth_report(records: Sequence[Mapping[str, Any]], truths: Mapping[str, Trut
     return TruthReport(
         n=n, items=len(facts), flawed=sum(fact.flawed for fact in facts),
         correct=sum(fact.truth.score == 1.0 for fact in facts), **metric_values(facts),
-        intervals=bootstrap_intervals(facts, resamples), majority_class=majority_class_baseline([fact.truth for fact in facts]),
+        intervals=bootstrap_intervals(facts, metric_values, resamples),
+        majority_class=majority_class([fact.truth.score for fact in facts], "score"),
+        random_step=random_step_baseline([fact.truth for fact in facts], n),
     )
 
 
@@ -187,11 +171,14 @@ def truth_by_sample_count(records: Sequence[Mapping[str, Any]], truths: Mapping[
     return {n: truth_report(judged, truths, n) for n in sample_counts(fewest)} if fewest else {}
 
 
-def truths_from(fields: Mapping[str, Mapping[str, Any]], scores: Mapping[str, float]) -> dict[str, Truth]:
-    """Truths of the items whose source row carries ``first_bad_step`` (world data), by id."""
+def truths_from(fields: Mapping[str, Mapping[str, Any]], scores: Mapping[str, float],
+                proofs: Mapping[str, str] | None = None) -> dict[str, Truth]:
+    """Truths of the items whose source row carries ``first_bad_step`` (world data), by id; ``proofs`` (by id) give
+    each its step count."""
     found = {}
     for item_id, row in fields.items():
         if "first_bad_step" in row:
             step = row["first_bad_step"]
-            found[item_id] = Truth(scores[item_id], int(step) if step is not None else None)
+            steps = step_count(proofs[item_id]) if proofs and item_id in proofs else None
+            found[item_id] = Truth(scores[item_id], int(step) if step is not None else None, steps or None)
     return found

@@ -90,6 +90,11 @@ def parse_step_line(number: int, body: str) -> Step:
     return Step(number, None, "", f"Step {number}: {body.strip()}")
 
 
+def step_count(proof: str) -> int:
+    """How many ``Step N:`` lines ``proof`` has (without parsing their claims)."""
+    return sum(bool(_STEP.match(line)) for line in proof.splitlines())
+
+
 def parse_steps(proof: str) -> list[Step]:
     """Every ``Step N:`` line of ``proof``, in the order written."""
     steps = []

@@ -49,6 +49,17 @@ def test_truths_come_only_from_rows_that_carry_them() -> None:
     fields = {"w": {"first_bad_step": 3, "family": "identity"}, "x": {"first_bad_step": None}, "y": {"guidelines": "..."}}
     assert truths_from(fields, {"w": 0.0, "x": 1.0, "y": 0.5}) == {"w": Truth(0.0, 3), "x": Truth(1.0, None)}
     assert truth_by_sample_count(RECORDS, {}) == {}
+    proofs = {"w": "Step 1: a = a.\nStep 2: b = b.\nStep 3: c = d.", "x": "Step 1: a = a."}
+    assert truths_from(fields, {"w": 0.0, "x": 1.0, "y": 0.5}, proofs) == {"w": Truth(0.0, 3, 3), "x": Truth(1.0, None, 1)}
+
+
+def test_the_random_step_baseline() -> None:
+    truths = {"f": Truth(0.0, 2, 2), "c": Truth(1.0, None, 3), "h": Truth(0.5, 1, 4)}  # flawed: f (2 steps), h (4 steps)
+    assert truth_report(RECORDS, truths, 1).random_step == pytest.approx(
+        {"localisation": (1 / 2 + 1 / 4) / 2, "localised_by_any": (1 / 2 + 1 / 4) / 2})
+    assert truth_report(RECORDS, truths, 4).random_step["localised_by_any"] == pytest.approx(
+        (1 - (1 / 2) ** 4 + 1 - (3 / 4) ** 4) / 2)
+    assert truth_report(RECORDS, TRUTHS, 1).random_step == {}  # no step counts: no baseline
 
 
 def test_kappa_and_the_majority_class_baseline() -> None:
