@@ -145,7 +145,7 @@ def test_a_trl_trainer_start_pings_the_hub_only_when_the_user_turns_telemetry_ba
     (prompts / "verify.md").write_text("Grade this proof.\nProblem: {{problem}}\nProof: {{proof}}", encoding="utf-8")
 
     def train(run: str) -> tuple[str, ...]:
-        return ("-m", "proofsmith", "train", "sft", "--config", "configs/sft_short_cpu.toml", "--run-dir", str(tmp_path / run),
+        return ("-m", "proofsmith", "train", "sft", "--config", "configs/sft_cpu.toml", "--run-dir", str(tmp_path / run),
                 "--data", str(data), "--prompts", str(prompts), "--sft-steps", "1", "--set", "sft.batch_size=2",
                 "--set", "sft.max_length=256", "--set", "sft.formats=verifier", "--set", "model.lora=true", "--json")
 
