@@ -40,7 +40,7 @@ from engine.config import EngineConfig, SamplingConfig
 from engine.sampling import make_requests
 from generator.parse import parse_generation
 from generator.prompt import generation_messages
-from training.role_data.rows import TrainingRow, read_rows, read_sft_rows
+from training.role_data.rows import TrainingRow, as_meta_verification_tasks, read_rows, read_sft_rows
 from training.role_data.records import as_dicts, sft_records
 from training.config import TrainConfig, is_complete, mark_complete
 from verifier.prompt import verification_messages
@@ -259,7 +259,7 @@ class Loop:
             if iteration >= 2:
                 rows += self.feedback_stages(iteration)
             if loop.meta_data and loop.enhanced_verifier:
-                rows += [replace(row, task="meta-verifier") for row in self.rows("meta-verifier", loop.meta_data)]
+                rows += as_meta_verification_tasks(self.rows("meta-verifier", loop.meta_data))
             elif loop.meta_data:
                 self.train_stage(iteration, "meta-verifier", rows=self.rows("meta-verifier", loop.meta_data))
             self.train_stage(iteration, "verifier", rows=rows)

@@ -183,9 +183,8 @@ class EnhancedVerifierReward(VerifierReward):
 
         rewards: list[float | None] = [None] * len(completions)
         if verified:
-            parts = await VerifierReward.__call__(self, pick(prompts, verified), pick(completions, verified),
-                                                  pick(problem, verified), pick(proof, verified), pick(reference, verified),
-                                                  log_metric=log_metric)
+            parts = await super().__call__(pick(prompts, verified), pick(completions, verified), pick(problem, verified),
+                                           pick(proof, verified), pick(reference, verified), log_metric=log_metric)
             for index, reward in zip(verified, parts):
                 rewards[index] = reward
         if rated:

@@ -166,6 +166,11 @@ def read_sft_rows(data: DataSettings, formats: tuple[str, ...]) -> list[Training
     return proof_rows + read_rows(replace(data, path=data.meta_path), "sft", ("meta-verifier",))
 
 
+def as_meta_verification_tasks(rows: Sequence[TrainingRow]) -> list[TrainingRow]:
+    """Rated analyses as the meta-verification prompts of an enhanced verifier run (``TrainingRow.task``)."""
+    return [replace(row, task="meta-verifier") for row in rows]
+
+
 def verifier_rows(data: DataSettings, held_out: int = 0) -> tuple[list[TrainingRow], list[TrainingRow]]:
     """(training rows, held-out rows) of a verifier GRPO run: the graded proofs of ``data.path`` with ``held_out``
     of them set aside, plus, when ``data.meta_path`` is set, its rated analyses as meta-verification tasks (the
@@ -176,8 +181,7 @@ def verifier_rows(data: DataSettings, held_out: int = 0) -> tuple[list[TrainingR
     if held_out:
         rows, held = split_holdout(rows, held_out, data.seed)
     if data.meta_path:
-        rated = read_rows(replace(data, path=data.meta_path), "meta-verifier")
-        rows += [replace(row, task="meta-verifier") for row in rated]
+        rows += as_meta_verification_tasks(read_rows(replace(data, path=data.meta_path), "meta-verifier"))
     return rows, held
 
 
