@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 NO_MODEL = ("--engine", "transformers", "--model", "./nowhere")
@@ -20,3 +23,17 @@ def assert_clean_error(result: Any, fragment: str) -> None:
     foreign = [line for line in lines[:-1] if not line.startswith("proofsmith: ") and not PROJECT_LOG_LINE.match(line)]
     assert not foreign, result.stderr
     assert result.stdout == ""
+
+
+def assert_other_settings_refused_untouched(cli: Callable[..., Any], first: Sequence[str], record: dict[str, Any],
+                                            second: Sequence[str], changes: Sequence[str]) -> None:
+    """``first`` (a command with ``--out DIR``) dry-runs, DIR gets one record, then ``second`` (the same run with other
+    settings) is refused with each of ``changes`` in its message, and DIR is left byte for byte as it was."""
+    out = Path(first[list(first).index("--out") + 1])
+    assert cli(*first, "--dry-run", *NO_MODEL).returncode == 0
+    (out / "items.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    result = cli(*second, *NO_MODEL)
+    assert_clean_error(result, "holds a run with different settings")
+    assert all(change in result.stderr for change in changes), result.stderr
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cli_checks import NO_MODEL, assert_clean_error
+from cli_checks import NO_MODEL, assert_clean_error, assert_other_settings_refused_untouched
 
 def write_grades(tmp_path: Path, rows: list[dict[str, Any]] | None = None) -> Path:
     path = tmp_path / "grades.jsonl"
@@ -80,15 +80,10 @@ def test_dry_run_writes_and_prints_the_config_and_stops(cli, tmp_path: Path) -> 
 
 
 def test_an_out_dir_from_different_settings_is_refused_untouched(cli, tmp_path: Path) -> None:
-    data, out = write_grades(tmp_path), tmp_path / "run"
-    assert cli("eval", "verifier", str(data), "--out", str(out), "--samples", "2", "--dry-run", *NO_MODEL).returncode == 0
-    items = out / "items.jsonl"
-    items.write_text(json.dumps(label_record("p0", 1, [1, 1])) + "\n", encoding="utf-8")
-    before = {path.name: path.read_bytes() for path in out.iterdir()}
-    result = cli("eval", "verifier", str(data), "--out", str(out), "--samples", "4", "--temperature", "0", *NO_MODEL)
-    assert_clean_error(result, "holds a run with different settings")
-    assert "eval_verifier.samples 2 -> 4" in result.stderr and "sampling.temperature 0.7 -> 0.0" in result.stderr
-    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    base = ("eval", "verifier", str(write_grades(tmp_path)), "--out", str(tmp_path / "run"))
+    assert_other_settings_refused_untouched(cli, (*base, "--samples", "2"), label_record("p0", 1, [1, 1]),
+                                            (*base, "--samples", "4", "--temperature", "0"),
+                                            ("eval_verifier.samples 2 -> 4", "sampling.temperature 0.7 -> 0.0"))
 
 
 def test_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(cli, tmp_path: Path) -> None:
@@ -226,15 +221,9 @@ def test_prover_dry_run_writes_and_prints_the_config_and_stops(cli, tmp_path: Pa
 
 
 def test_prover_an_out_dir_from_different_settings_is_refused_untouched(cli, tmp_path: Path) -> None:
-    data, out = write_benchmark(tmp_path), tmp_path / "run"
-    assert cli("eval", "prover", str(data), "--out", str(out), "--dry-run", *NO_MODEL).returncode == 0
-    (out / "items.jsonl").write_text(json.dumps(problem_record("PB-Basic-001", 7, "pre-IMO", "Algebra")) + "\n",
-                                     encoding="utf-8")
-    before = {path.name: path.read_bytes() for path in out.iterdir()}
-    result = cli("eval", "prover", str(data), "--out", str(out), "--grader-max-tokens", "64", *NO_MODEL)
-    assert_clean_error(result, "holds a run with different settings")
-    assert "grader.max_tokens 1024 -> 64" in result.stderr
-    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    base = ("eval", "prover", str(write_benchmark(tmp_path)), "--out", str(tmp_path / "run"))
+    assert_other_settings_refused_untouched(cli, base, problem_record("PB-Basic-001", 7, "pre-IMO", "Algebra"),
+                                            (*base, "--grader-max-tokens", "64"), ("grader.max_tokens 1024 -> 64",))
 
 
 def test_prover_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(cli, tmp_path: Path) -> None:

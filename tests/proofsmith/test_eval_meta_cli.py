@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cli_checks import NO_MODEL, assert_clean_error
+from cli_checks import NO_MODEL, assert_clean_error, assert_other_settings_refused_untouched
 
 WORLD_META = Path(__file__).resolve().parents[2] / "data" / "bundled" / "world" / "test_out_meta.jsonl"
 
@@ -59,14 +59,9 @@ def test_dry_run_writes_and_prints_the_config_and_stops(cli, tmp_path: Path) -> 
 
 
 def test_an_out_dir_from_different_settings_is_refused_untouched(cli, tmp_path: Path) -> None:
-    data, out = write_critiques(tmp_path), tmp_path / "run"
-    assert cli("eval", "meta-verifier", str(data), "--out", str(out), "--dry-run", *NO_MODEL).returncode == 0
-    (out / "items.jsonl").write_text(json.dumps({"id": "c0", "reference": 0.0, "ratings": [0.0]}) + "\n", encoding="utf-8")
-    before = {path.name: path.read_bytes() for path in out.iterdir()}
-    result = cli("eval", "meta-verifier", str(data), "--out", str(out), "--samples", "2", *NO_MODEL)
-    assert_clean_error(result, "holds a run with different settings")
-    assert "eval_meta_verifier.samples 1 -> 2" in result.stderr
-    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    base = ("eval", "meta-verifier", str(write_critiques(tmp_path)), "--out", str(tmp_path / "run"))
+    assert_other_settings_refused_untouched(cli, base, {"id": "c0", "reference": 0.0, "ratings": [0.0]},
+                                            (*base, "--samples", "2"), ("eval_meta_verifier.samples 1 -> 2",))
 
 
 def test_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(cli, tmp_path: Path) -> None:
