@@ -154,9 +154,9 @@ def rating_by_critique(split: str, items: Path) -> dict[str, dict[str, float]]:
 def keep_cost(measured: dict[str, Any], earlier: dict[str, Any] | None) -> dict[str, Any]:
     """``measured`` with the wall time of the run that did the work: a rerun that only re-reads finished records
     (``ran_now`` 0) keeps the earlier ``eval_s``."""
-    if earlier and not measured.pop("ran_now") and "eval_s" in earlier:
-        return {**measured, "eval_s": earlier["eval_s"]}
-    measured.pop("ran_now", None)
+    ran_now = measured.pop("ran_now")
+    if not ran_now and earlier and "eval_s" in earlier:
+        measured["eval_s"] = earlier["eval_s"]
     return measured
 
 

@@ -40,7 +40,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from data.world.blame import blamed_step
-from data.world.steps import step_count
 from eval.intervals import BOOTSTRAP_RESAMPLES, bootstrap_intervals
 from eval.metrics import cohen_kappa, confusion_matrix, majority_class, majority_score, rate, sample_counts
 
@@ -175,6 +174,10 @@ def truths_from(fields: Mapping[str, Mapping[str, Any]], scores: Mapping[str, fl
                 proofs: Mapping[str, str] | None = None) -> dict[str, Truth]:
     """Truths of the items whose source row carries ``first_bad_step`` (world data), by id; ``proofs`` (by id) give
     each its step count."""
+    if not any("first_bad_step" in row for row in fields.values()):
+        return {}
+    from data.world.steps import step_count  # here, not at the top: data.world loads sympy, which only world data needs
+
     found = {}
     for item_id, row in fields.items():
         if "first_bad_step" in row:
