@@ -101,10 +101,9 @@ def evaluate_problem(problem: BenchmarkProblem, proved: Mapping[str, Any], grade
 
 def world_truth(goal: Sequence[str], proof: str) -> dict[str, Any]:
     """The world checker's verdict on ``proof`` against the claims of ``goal``."""
-    from data.world.checker import check
-    from data.world.claims import parse_claim
+    from data.world.checker import check_goal
 
-    verdict = check([parse_claim(claim) for claim in goal], proof)
+    verdict = check_goal(goal, proof)
     return {"score": verdict.score, "first_bad_step": verdict.first_bad_step, "readable": verdict.readable,
             "reason": verdict.reason}
 

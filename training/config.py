@@ -111,6 +111,8 @@ class DataSettings:
     """Column with a written meta-verification of the analysis (optional; sft): the meta-verifier answer taught, else a fixed paragraph per rating."""
     id_column: str = "id"
     """Column with a row id (a content hash when absent)."""
+    goal_column: str = "goal"
+    """Column with the claims a checker decides a proof against (optional; the ground-truth world's problems): generator GRPO then logs the true pass rate of its rollouts (truth/)."""
     score_map: str = ""
     """Raw grade -> score for point scales, e.g. '7=1,6=0.5,1=0,0=0'; empty when scores are 0/0.5/1."""
     max_proof_chars: int = 4000

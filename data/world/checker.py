@@ -37,7 +37,7 @@ from typing import Literal
 
 import sympy
 
-from data.world.claims import Claim, ClaimError, Undecidable, divisor
+from data.world.claims import Claim, ClaimError, Undecidable, divisor, parse_claim
 from data.world.expressions import ExpressionError, parse
 from data.world.steps import Step, parse_steps
 
@@ -291,3 +291,8 @@ def check_steps(goal: Sequence[Claim], steps: Sequence[Step]) -> Verdict:
 def check(goal: Sequence[Claim], proof: str) -> Verdict:
     """Decide ``proof`` (text with ``Step N:`` lines) against the claims of ``goal``."""
     return check_steps(goal, parse_steps(proof))
+
+
+def check_goal(goal: Sequence[str], proof: str) -> Verdict:
+    """``check`` against a goal written as text (a problem row's ``goal`` column); ``ClaimError`` if a claim does not parse."""
+    return check([parse_claim(claim) for claim in goal], proof)

@@ -62,7 +62,11 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
     print(f"completion tokens: {summary['completion_tokens']}  engine: {summary['engine']}  model: {summary['model']}")
     agreement = summary.get("human_agreement")
     if agreement:
-        exact = "n/a" if agreement["exact"] is None else f"{agreement['exact']:.1%}"
-        print(f"agreement with human scores: {exact} exact, over {agreement['labeled_with_human_score']} labeled proofs with a human score")
+        def shown(name: str) -> str:
+            return "n/a" if agreement[name] is None else f"{agreement[name]:.1%}"
+
+        print(f"agreement with human scores: {shown('exact')} exact, over {agreement['labeled_with_human_score']} labeled proofs "
+              f"with a human score (coverage {shown('coverage')}; labelled 1 and truly 1: {shown('precision_of_1')}; "
+              f"below 1 but labelled 1: {shown('flawed_labelled_1')})")
     if summary["bad_rows_skipped"]:
         print(f"bad rows skipped: {summary['bad_rows_skipped']}")

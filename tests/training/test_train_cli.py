@@ -146,7 +146,8 @@ def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, cold_start: dict
 @pytest.mark.parametrize(
     ("role", "rows", "completion_tokens"),
     [("verifier", graded_rows(1, start=20), 96), ("meta-verifier", rated_rows(1)[12:24], 64),
-     ("generator", graded_rows(1, start=20), 144)],
+     ("generator", [json.loads((REPO / "data/bundled/world/train_problems.jsonl").read_text(encoding="utf-8").splitlines()[0])],
+      144)],
 )
 def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     cli, tmp_path: Path, cold_start: dict[str, Path], role: str, rows: list[dict], completion_tokens: int
@@ -180,6 +181,8 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
         assert [record[key] for record in metrics for key in record if key.endswith("task/meta_share")] == [0.5]
         assert any(key.endswith("rating/reward/rating_agreement") or key.endswith("rating/format_failure_rate")
                    for record in metrics for key in record)
+    if role == "generator":  # a world problem: the checker's verdict on the rollouts is logged beside the reward
+        assert any(key.endswith("truth/pass_rate") for record in metrics for key in record)
     assert changed_weights(cold_start["model"], run_dir / "final") > 0
     if role != "verifier":
         return  # every role writes its final model the same way; loading one with `verify` is enough

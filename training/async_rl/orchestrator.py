@@ -206,6 +206,7 @@ class RolloutOrchestrator:
         collected: dict[str, float] = {}
         started = time.perf_counter()
         rewards = await self.reward([record["prompt"]] * len(texts), texts, problem=[record["problem"]] * len(texts),
+                                    goal=[record.get("goal") or []] * len(texts),
                                     log_metric=lambda name, value: collected.__setitem__(name, value))
         reward_s = time.perf_counter() - started
         scored = [reward for reward in rewards if reward is not None]

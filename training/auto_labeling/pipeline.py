@@ -28,6 +28,7 @@ from training.auto_labeling.chunked import label_chunk
 from training.auto_labeling.config import LabelConfig
 from training.auto_labeling.proofs import LabeledProof
 from training.auto_labeling.streaming import label_streaming
+from training.auto_labeling.sweep import trust_metrics
 
 
 def run_labeling(
@@ -65,7 +66,8 @@ def run_labeling(
 
 
 def summarize(path: Path) -> dict[str, Any]:
-    """Label counts, tokens and (where the input had human scores) agreement, over the whole output."""
+    """Label counts, tokens and (where the input had human scores) how far the labels agree with them
+    (``training.auto_labeling.sweep.trust_metrics``), over the whole output."""
     records = read_jsonl(path)
     labels = Counter("unlabeled" if record["label"] is None else f"{record['label']:g}" for record in records)
     graded = [record for record in records if record["human_score"] is not None and record["label"] is not None]
@@ -77,8 +79,11 @@ def summarize(path: Path) -> dict[str, Any]:
         "completion_tokens": sum(record["completion_tokens"] for record in records),
     }
     if any(record["human_score"] is not None for record in records):
+        trust = trust_metrics([(record["label"], record["human_score"]) for record in records if record["human_score"] is not None])
         summary["human_agreement"] = {
             "labeled_with_human_score": len(graded),
-            "exact": round(sum(record["label"] == record["human_score"] for record in graded) / len(graded), 4) if graded else None,
+            "exact": None if trust["agreement"] is None else round(trust["agreement"], 4),
+            **{name: None if trust[name] is None else round(trust[name], 4)
+               for name in ("coverage", "precision_of_1", "flawed_labelled_1")},
         }
     return summary

@@ -15,6 +15,7 @@ the trainer exists (``attach``), since it is the trainer's own model.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from statistics import fmean
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 from data.records import mean_score
 from engine.base import GenerationRequest
 from engine.sampling import make_requests
-from generator.parse import parse_generation
+from generator.parse import GeneratedProof, parse_generation
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
 from training.rewards.scoring_engines import CallStats, ScoringClient
@@ -204,7 +205,7 @@ class GeneratorReward(RoleReward):
     __name__ = "generator_reward"
 
     async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str],
-                       log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+                       goal: list[list[str]] | None = None, log_metric: Metric | None = None, **_: Any) -> list[float | None]:
         assert self.verifier is not None, "the generator reward needs a verifier engine (attach the policy first)"
         generated = [parse_generation(completion_text(completion)) for completion in completions]
         formatted = [index for index, item in enumerate(generated) if item.format_ok]
@@ -243,5 +244,43 @@ class GeneratorReward(RoleReward):
             "skipped": float(sum(reward is None for reward in rewards)),
             **call_metrics("verifier", verify_stats, True),
             **call_metrics("meta", meta_stats, self.meta is not None),
+            **truth_metrics(goal or [[]] * len(generated), generated, proof_scores),
         })
         return rewards
+
+
+def truth_metrics(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedProof],
+                  proof_scores: dict[int, float | None]) -> dict[str, float | None]:
+    """What the world's checker says of the rollouts whose problem has a checkable goal (nothing when none has):
+
+    ``truth/pass_rate`` the share it scores 1 (a rollout that breaks the format fails), ``truth/score`` its
+    mean score, ``truth/verifier_agreement`` 1 − |verifier score − true score| and ``truth/self_accuracy``
+    1 − |self-score − true score| over the rollouts that have them, and ``truth/self_accuracy_baseline``
+    the same for a self-evaluation that always gives the most common true score among those rollouts.
+    Beside ``reward/proof_score`` they show whether the reward rises with real correctness or only with
+    the verifier's opinion.
+    """
+    checked = [index for index, claims in enumerate(goals) if claims]
+    if not checked:
+        return {}
+    from data.world.checker import check_goal
+
+    true_scores = {index: check_goal(goals[index], generated[index].proof).score if generated[index].format_ok else 0.0
+                   for index in checked}
+    judged = [(proof_scores[index], true_scores[index]) for index in checked if proof_scores.get(index) is not None]
+    self_scored = [(generated[index].self_score, true_scores[index]) for index in checked
+                   if generated[index].format_ok and generated[index].self_score is not None]
+    return {
+        "truth/pass_rate": fmean(true_scores[index] == 1.0 for index in checked),
+        "truth/score": fmean(true_scores.values()),
+        "truth/verifier_agreement": fmean(1 - abs(said - true) for said, true in judged) if judged else None,
+        "truth/self_accuracy": fmean(1 - abs(said - true) for said, true in self_scored) if self_scored else None,
+        "truth/self_accuracy_baseline": constant_accuracy([true for _, true in self_scored]) if self_scored else None,
+    }
+
+
+def constant_accuracy(true_scores: Sequence[float]) -> float:
+    """1 − mean |c − true score| for c the most common true score (ties: the lowest)."""
+    counts = Counter(true_scores)
+    common = min(counts, key=lambda score: (-counts[score], score))
+    return fmean(1 - abs(common - true) for true in true_scores)

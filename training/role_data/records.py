@@ -47,6 +47,7 @@ def grpo_records(role: str, rows: Sequence[TrainingRow], prompts_dir: str | None
             "proof": row.proof,
             "analysis": row.analysis,
             "reference": -1.0 if reference is None else reference,  # Arrow columns need one type; -1 = none
+            "goal": list(row.goal),
         })
     return records
 

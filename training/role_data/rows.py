@@ -66,6 +66,9 @@ class TrainingRow:
     task: str = ""
     """The GRPO prompt this row makes when it is not the run's role: 'meta-verifier' for the rated analyses an
     enhanced verifier run trains on beside its graded proofs (``verifier_rows``); empty: the run's role."""
+    goal: tuple[str, ...] = ()
+    """The claims the world's checker decides a proof of ``problem`` against (``data.world.checker.check_goal``);
+    empty when the data has no checker."""
 
 
 def rows_of(data: DataSettings) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
@@ -99,6 +102,23 @@ def _text(row: dict[str, Any], column: str, what: str) -> str:
     if not text.strip():
         raise ValueError(f"empty {what} in column {column!r}")
     return text
+
+
+def _goal(row: dict[str, Any], column: str) -> tuple[str, ...]:
+    """The row's checkable goal (absent or empty: none); every claim must parse, so a bad one fails before training."""
+    value = row.get(column)
+    if value is None or (isinstance(value, (list, tuple)) and not value):
+        return ()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(claim, str) and claim.strip() for claim in value):
+        raise ValueError(f"column {column!r} must be a list of claims (strings)")
+    from data.world.claims import ClaimError, parse_claim
+
+    for claim in value:
+        try:
+            parse_claim(claim)
+        except ClaimError as error:
+            raise ValueError(f"goal claim {claim!r} does not parse: {error}") from None
+    return tuple(value)
 
 
 def _reference(row: dict[str, Any], column: str, score_map: tuple[tuple[str, float], ...], what: str) -> float:
@@ -137,6 +157,7 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
             if needs_rating:
                 analysis = _text(raw, data.analysis_column, "analysis")
                 rating = _reference(raw, data.rating_column, (), "rating")
+            goal = _goal(raw, data.goal_column) if role == "generator" else ()
         except ValueError as problem_error:
             raise InputError(f"{where}: {problem_error}") from None
         if data.max_proof_chars and max(len(proof), len(analysis)) > data.max_proof_chars:
@@ -148,7 +169,7 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
         seen.add(row_id)
         critique, assessment = ((str(raw.get(column) or "").strip() if role == "sft" else "")
                                 for column in (data.critique_column, data.assessment_column))
-        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating, critique, assessment))
+        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating, critique, assessment, goal=goal))
     if not rows:
         raise InputError(f"no usable rows in {data.path} (after max_proof_chars={data.max_proof_chars})")
     return rows[: data.max_rows] if data.max_rows else rows

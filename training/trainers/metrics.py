@@ -17,7 +17,8 @@ from transformers import TrainerCallback
 from data.jsonl import JsonlWriter, read_jsonl
 
 PLOTTED = ("reward", "format_failure_rate", "reward/format", "reward/score_agreement", "reward/meta", "reward/rating_agreement",
-           "reward/proof_score", "reward/self_accuracy", "frac_reward_zero_std", "loss", "self_score")
+           "reward/proof_score", "reward/self_accuracy", "truth/pass_rate", "truth/verifier_agreement", "truth/self_accuracy",
+           "frac_reward_zero_std", "loss", "self_score")
 
 
 def metric_name(key: str) -> str:

@@ -123,3 +123,16 @@ def test_label_through_a_real_server(cli, tmp_path: Path, vllm_server) -> None:
 
 # A server dying mid-run (finished records kept, resumed): tests/training/async_rl/test_async_train.py (one kill shared with the
 # openai engine and async training).
+
+
+def test_the_text_summary_says_how_far_the_labels_can_be_trusted(capsys: pytest.CaptureFixture[str]) -> None:
+    from proofsmith.commands.label import print_summary
+
+    summary = {"records": 4, "labels": {"0": 1, "1": 2, "unlabeled": 1}, "rules": {"no-issue": 2, "needs-human": 1,
+               "k-confirmed-at-lowest": 1}, "completion_tokens": 90, "engine": "vllm", "model": "m", "bad_rows_skipped": 0,
+               "human_agreement": {"labeled_with_human_score": 3, "exact": 2 / 3, "coverage": 0.75, "precision_of_1": 0.5,
+                                   "flawed_labelled_1": None}}
+    print_summary(summary, Path("labeled.jsonl"))
+    shown = capsys.readouterr().out.splitlines()[-1]
+    assert shown == ("agreement with human scores: 66.7% exact, over 3 labeled proofs with a human score (coverage 75.0%; "
+                     "labelled 1 and truly 1: 50.0%; below 1 but labelled 1: n/a)")

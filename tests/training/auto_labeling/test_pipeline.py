@@ -130,7 +130,8 @@ def test_run_skips_finished_items_and_summarizes_agreement(tmp_path: Path) -> No
     assert run_labeling(engine, items, out, LabelConfig(n=2, m=1, k=1, chunk_size=1), SamplingConfig()) == 1
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["one", "two"]
     summary = summarize(out)
-    assert summary["labels"] == {"1": 2} and summary["human_agreement"] == {"labeled_with_human_score": 2, "exact": 0.5}
+    assert summary["labels"] == {"1": 2} and summary["human_agreement"] == {
+        "labeled_with_human_score": 2, "exact": 0.5, "coverage": 1.0, "precision_of_1": 0.5, "flawed_labelled_1": 1.0}
 
 
 SCORES = {"proof-alpha": ["1", "1", "1"], "proof-beta": ["0", "0", "1"], "proof-gamma": ["0", "0.5", "1"]}

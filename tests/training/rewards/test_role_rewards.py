@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +28,7 @@ from training.rewards.role_rewards import (
     MetaVerifierReward,
     VerifierReward,
     completion_text,
+    constant_accuracy,
 )
 from training.rewards.scoring_engines import CallStats, ScoringClient
 from training.config import RewardSettings, SamplingSettings
@@ -508,6 +511,36 @@ def test_the_meta_verifier_sees_the_whole_self_evaluation_with_its_score() -> No
     assert request.messages == expected  # the exact prompt: verdict line and boxed self-score included
 
 
+def test_generator_reward_logs_what_the_worlds_checker_says_of_each_rollout() -> None:
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[3] / "data/bundled/world/test_out.jsonl")
+            .read_text(encoding="utf-8").splitlines()[:2]]
+    correct, flawed = rows  # one problem: a correct proof and one with a sign error at step 2
+    assert (correct["score"], flawed["score"], correct["goal"]) == (1.0, 0.0, flawed["goal"])
+    texts = [solution(correct["proof"], "1", "SELF-1"), solution(flawed["proof"], "1", "SELF-2"), "no sections at all"]
+    # The verifier is wrong on both: it fails the correct proof and passes the flawed one.
+    verifier = ScriptedEngine(verify={"We have 1 = 1^2": [verify("0")], "Note that 1 = 1^2": [verify("1")]})
+    reward = GeneratorReward(RewardSettings(verifier="engine", meta="none"), verifier=ScoringClient(verifier, 1))
+    metrics = Collector()
+    rewards = asyncio.run(reward(
+        prompts=[[{"role": "user", "content": "solve"}]] * 3, completions=as_completions(texts),
+        problem=[correct["problem"]] * 3, goal=[correct["goal"]] * 3, log_metric=metrics,
+    ))
+    assert rewards == [pytest.approx(0.0), pytest.approx(1.0), 0.0]  # the reward follows the verifier ...
+    assert metrics.one("truth/pass_rate") == pytest.approx(1 / 3)  # ... the checker passes only the correct proof
+    assert metrics.one("truth/score") == pytest.approx(1 / 3)
+    assert metrics.one("truth/verifier_agreement") == pytest.approx(0.0)
+    assert metrics.one("truth/self_accuracy") == pytest.approx(0.5)
+    assert metrics.one("truth/self_accuracy_baseline") == pytest.approx(0.5)  # true scores 1 and 0: a tie, c = 0
+
+
+def test_generator_reward_logs_no_truth_without_a_goal() -> None:
+    reward = GeneratorReward(RewardSettings(verifier="engine", meta="none"),
+                             verifier=ScoringClient(ScriptedEngine(verify=VERIFY_SCRIPT), 1))
+    metrics = Collector()
+    run_generator(reward, GENERATED[:1], metrics)
+    assert not [name for name in metrics.values if name.startswith("truth/")]
+
+
 def test_generator_reward_with_one_in_process_engine_makes_two_calls_per_step() -> None:
     policy = ScriptedEngine(verify=VERIFY_SCRIPT, meta=META_SCRIPT)
     reward = GeneratorReward(RewardSettings(verifier="policy", meta="policy", verify_samples=2, meta_samples=2))
@@ -581,3 +614,8 @@ def test_attach_gives_each_source_to_the_roles_waiting_for_it(waiting: dict[str,
                                               (GeneratorReward, "generator_reward")])
 def test_reward_names_seen_by_trl(reward: type, name: str) -> None:
     assert reward(RewardSettings()).__name__ == name
+
+
+@pytest.mark.parametrize(("true_scores", "expected"), [([0.0, 0.0, 1.0], 2 / 3), ([1.0, 0.5, 1.0], 5 / 6), ([0.5], 1.0)])
+def test_the_self_accuracy_baseline_always_gives_the_most_common_true_score(true_scores: list, expected: float) -> None:
+    assert constant_accuracy(true_scores) == pytest.approx(expected)

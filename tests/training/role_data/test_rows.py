@@ -391,3 +391,32 @@ def test_verifier_rows_hold_out_graded_proofs_only_and_add_the_rated_analyses_as
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "x", "problem": "P", "proof": "Q", "rating": 1}])
     with pytest.raises(InputError, match="line 1: missing column 'analysis'"):
         verifier_rows(DataSettings(path=str(graded), meta_path=str(bad)))
+
+
+# --- a checkable goal (the ground-truth world's problems) ----------------------------------------
+
+
+def test_generator_rows_carry_the_worlds_goal_and_grpo_records_pass_it_on() -> None:
+    world = Path(__file__).resolve().parents[3] / "data" / "bundled" / "world" / "train_problems.jsonl"
+    first = json.loads(world.read_text(encoding="utf-8").splitlines()[0])
+    rows = read_rows(DataSettings(path=str(world)), "generator")
+    assert rows[0].goal == tuple(first["goal"]) and all(row.goal for row in rows)
+    from training.role_data.records import grpo_records
+
+    assert grpo_records("generator", rows[:1])[0]["goal"] == first["goal"]
+
+
+def test_rows_without_a_goal_have_none(tmp_path: Path) -> None:
+    [row] = read_rows(DataSettings(path=write(tmp_path, [FULL])), "generator")
+    assert row.goal == ()
+
+
+@pytest.mark.parametrize(
+    "goal, message",
+    [("a = b", "must be a list of claims"), (["a = b", ""], "must be a list of claims"),
+     (["this is not a claim"], "does not parse")],
+)
+def test_a_bad_goal_is_refused_naming_its_row(tmp_path: Path, goal: Any, message: str) -> None:
+    path = write(tmp_path, [FULL, {**FULL, "id": "r2", "goal": goal}])
+    with pytest.raises(InputError, match=rf"row at line 2: .*{message}"):
+        read_rows(DataSettings(path=path), "generator")
