@@ -57,7 +57,11 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
     else:
         from generator.refine import refine as run_refine
 
-        final = run_refine(engine, problem.problem, refine, sampling, prompts_dir).final_proof()
+        result = run_refine(engine, problem.problem, refine, sampling, prompts_dir)
+        final = result.final_proof()
+        if problem.goal:  # the checker can judge the proof each smaller round budget would have returned
+            by_round = [world_truth(problem.goal, result.proof_after(rounds))["score"] for rounds in range(1, refine.max_rounds + 1)]
+            return {**final.to_dict(), "true_score_by_round": by_round, "prove_s": round(time.perf_counter() - started, 2)}
     return {**final.to_dict(), "prove_s": round(time.perf_counter() - started, 2)}
 
 
@@ -140,10 +144,15 @@ def _true_scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if not truths:
         return {}
     passed = sum(truth["score"] == 1.0 for truth in truths)
+    by_round = [record["true_score_by_round"] for record in records if record.get("true_score_by_round")]
+    rounds = min((len(scores) for scores in by_round), default=0)
     return {
         "truth_checked": len(truths), "true_pass": passed, "true_pass_rate": round(passed / len(truths), 4),
         "true_mean_score": round(fmean(truth["score"] for truth in truths), 4),
         "unreadable": sum(not truth["readable"] for truth in truths),
+        # refine mode: the pass rate had every run stopped after 1, 2, ... rounds (over the problems that record it)
+        **({"true_pass_rate_by_round": {str(r): round(fmean(scores[r - 1] == 1.0 for scores in by_round), 4)
+                                        for r in range(1, rounds + 1)}} if rounds else {}),
     }
 
 

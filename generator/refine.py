@@ -113,6 +113,18 @@ class RefineResult:
         )
 
 
+    def proof_after(self, rounds: int) -> str:
+        """The final proof had the run stopped after ``rounds`` rounds: the best of each thread's last round
+        within them, chosen as ``refine`` chooses (a thread that stopped earlier keeps its last proof).
+
+        One run at ``max_rounds`` thereby answers every smaller round budget, as test-time compute curves need.
+        """
+        if rounds < 1:
+            raise ValueError("rounds must be >= 1")
+        lasts = [thread[:rounds][-1] for thread in self.threads if thread]
+        return max(lasts, key=_rank).parsed.proof  # max keeps the first of equals, as refine does
+
+
 def _rank(round_: Round) -> float:
     score = round_.feedback_score
     return -1.0 if score is None else score

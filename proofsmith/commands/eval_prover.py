@@ -198,6 +198,9 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
             print(f"against the checker's truth: {total['true_pass']} / {total['truth_checked']} proofs true "
                   f"(true pass rate {total['true_pass_rate']:.3f}, mean true score {total['true_mean_score']:.3f}; "
                   f"{total['unreadable']} with no readable step)")
+            if "true_pass_rate_by_round" in total:
+                print("true pass rate had each run stopped after r rounds: "
+                      + ", ".join(f"r={rounds} {rate:.3f}" for rounds, rate in total["true_pass_rate_by_round"].items()))
         for name in ("by_level", "by_category"):
             parts = [f"{row[next(iter(row))]} {'n/a' if row['percent'] is None else format(row['percent'], '.1f')} %"
                      for row in summary[name]]

@@ -145,6 +145,7 @@ WORLD_PROBLEM = BenchmarkProblem("w1", "Prove that (3a + 2b)^2 - (3a - 2b)^2 = 2
                                  goal=("(3a + 2b)^2 - (3a - 2b)^2 = 24ab",))
 TRUE_PROOF = ("Step 1: We have (3a + 2b)^2 - (3a - 2b)^2 = 9a^2 + 12ab + 4b^2 - (9a^2 - 12ab + 4b^2) (by expanding).\n"
               "Step 2: It follows that 9a^2 + 12ab + 4b^2 - (9a^2 - 12ab + 4b^2) = 24ab.")
+WRONG_PROOF = TRUE_PROOF.replace("12ab + 4b^2 -", "10ab + 4b^2 -")  # a wrong expansion at step 1
 
 
 @pytest.mark.parametrize(("proof", "score", "first_bad_step", "readable"), [
@@ -240,6 +241,22 @@ def test_prove_problem_refine_mode(tmp_path: Path) -> None:
     assert (result["format_errors"], result["completion_tokens"]) == ([], 10)
     assert len(engine.requests) == 1
     assert not (tmp_path / "search").exists()
+
+
+def test_a_world_problem_in_refine_mode_records_the_truth_after_every_round_budget(tmp_path: Path) -> None:
+    # Round 1 writes a wrong expansion and grades it 0; round 2 (a refinement) the true proof, graded 1, and stops.
+    def answer(prompt: str) -> list[str]:
+        proof, self_score = (TRUE_PROOF, "1") if "Earlier attempt" in prompt else (WRONG_PROOF, "0")
+        return [f"## Solution\n{proof}\n\n## Self Evaluation\n" + SELF_EVAL.replace("\\boxed{1}", f"\\boxed{{{self_score}}}")]
+
+    result = prove_problem(ScriptedEngine(answer), WORLD_PROBLEM, "refine", RefineConfig(max_rounds=3), SearchConfig(), SAMPLING,
+                           tmp_path / "search", None)
+    assert result["proof"] == TRUE_PROOF and result["true_score_by_round"] == [0.0, 1.0, 1.0]
+    truth = {"first_bad_step": None, "readable": True, "reason": ""}
+    records = [{**record(f"w{index}", "", "identity", 7, 10, truth={**truth, "score": scores[-1]}), "true_score_by_round": scores}
+               for index, scores in enumerate(([0.0, 1.0, 1.0], [0.0, 0.0, 0.5]))]
+    assert summary_tables(records)["total"][0]["true_pass_rate_by_round"] == {"1": 0.0, "2": 0.5, "3": 0.5}
+    assert "true_pass_rate_by_round" not in summary_tables(RECORDS)["total"][0]
 
 
 def test_prove_problem_search_mode(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pytest
+
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
 from generator.config import RefineConfig
@@ -107,3 +109,16 @@ def test_the_final_proof_is_the_best_threads_last_round_with_the_tokens_of_every
     assert final.completion_tokens == 10 * sum(len(thread) for thread in result.threads)  # 10 per scripted round
     stuck = refine(ScriptedEngine(lambda prompt, call: generation("p", "0.5")), "Prove it.", RefineConfig(max_rounds=2), SAMPLING)
     assert (stuck.final_proof().stopped, stuck.final_proof().rounds) == ("round limit", 2)
+
+
+def test_proof_after_fewer_rounds_is_what_refine_would_have_returned_then() -> None:
+    # Round 1: thread 0 says 0 (call 1), thread 1 says 0.5 (call 2). Round 2: thread 0 says 1 and stops (call 3),
+    # thread 1 says 0 (call 4). Round 3: thread 1 alone says 0 (call 5).
+    scores = {1: "0", 2: "0.5", 3: "1", 4: "0", 5: "0"}
+    engine = ScriptedEngine(lambda prompt, call: generation(f"proof {call}", scores[call]))
+    result = refine(engine, "Prove it.", RefineConfig(max_rounds=3, samples=2), SAMPLING)
+    assert [len(thread) for thread in result.threads] == [2, 3]
+    assert [result.proof_after(rounds) for rounds in (1, 2, 3, 4)] == ["proof 2", "proof 3", "proof 3", "proof 3"]
+    assert result.proof_after(3) == result.final_proof().proof
+    with pytest.raises(ValueError):
+        result.proof_after(0)

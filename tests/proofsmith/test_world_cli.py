@@ -100,7 +100,7 @@ def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Pa
     page = (run / "report.html").read_text(encoding="utf-8")
     assert '<table id="truth-vs-n">' in page and page.count("data:image/png;base64,") >= 4
     result = cli("eval", "prover", str(world / "test_out_problems.jsonl"), "--out", str(proved), "--engine", "transformers",
-                 "--model", model, "--max-items", "1", "--max-rounds", "1", "--max-tokens", "48",
+                 "--model", model, "--max-items", "1", "--max-rounds", "2", "--max-tokens", "48",
                  "--grader-max-tokens", "16", "--seed", "0", "--json")
     assert result.returncode == 0, result.stderr
     (record,) = [json.loads(line) for line in (proved / "items.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -109,6 +109,9 @@ def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Pa
     assert (record["truth"]["score"], record["truth"]["first_bad_step"]) == (verdict.score, verdict.first_bad_step)
     total = json.loads(result.stdout)["total"]
     assert total["truth_checked"] == 1 and total["true_pass"] == (verdict.score == 1.0)
+    # the proof each round budget would have returned, judged too: the last budget's is the final proof
+    assert len(record["true_score_by_round"]) == 2 and record["true_score_by_round"][-1] == verdict.score
+    assert set(total["true_pass_rate_by_round"]) == {"1", "2"}
 
 
 def test_the_bundled_world_is_what_the_default_settings_write(cli, tmp_path: Path) -> None:
