@@ -48,6 +48,7 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
                   sampling: SamplingConfig, search_dir: Path, prompts_dir: str | None) -> dict[str, Any]:
     """The final proof of one problem and how it was reached."""
     started = time.perf_counter()
+    by_round: dict[str, list[float]] = {}
     if mode == "search":
         from generator.search import final_proof, search
 
@@ -59,10 +60,10 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
 
         result = run_refine(engine, problem.problem, refine, sampling, prompts_dir)
         final = result.final_proof()
-        if problem.goal:  # the checker can judge the proof each smaller round budget would have returned
-            by_round = [world_truth(problem.goal, result.proof_after(rounds))["score"] for rounds in range(1, refine.max_rounds + 1)]
-            return {**final.to_dict(), "true_score_by_round": by_round, "prove_s": round(time.perf_counter() - started, 2)}
-    return {**final.to_dict(), "prove_s": round(time.perf_counter() - started, 2)}
+        if problem.goal:  # the checker also judges the proof each smaller round budget would have returned
+            by_round = {"true_score_by_round": [world_truth(problem.goal, result.proof_after(rounds))["score"]
+                                                for rounds in range(1, refine.max_rounds + 1)]}
+    return {**final.to_dict(), **by_round, "prove_s": round(time.perf_counter() - started, 2)}
 
 
 def _disagreement(points: int | None, equivalent: bool | None) -> str | None:

@@ -112,7 +112,6 @@ class RefineResult:
             sum(round_.completion_tokens for thread in self.threads for round_ in thread),
         )
 
-
     def proof_after(self, rounds: int) -> str:
         """The final proof had the run stopped after ``rounds`` rounds: the best of each thread's last round
         within them, chosen as ``refine`` chooses (a thread that stopped earlier keeps its last proof).
