@@ -11,7 +11,9 @@ instead, at most every ``PROOFSMITH_PROGRESS_INTERVAL`` seconds (default 15) whi
 runs. A *transient* progress (an engine call inside a bigger step) writes nothing when it
 ends before the first interval; a lasting one (the command's own unit of work) also writes
 a line when it starts and when it ends. When one progress runs inside another (an engine
-call inside ``label``), only the inner one writes, and its line carries both.
+call inside ``label``), only the inner one writes, and its line carries both; while the inner
+one is a transient that has not written yet (the short engine calls of refinement rounds,
+each over before its first interval), the innermost lasting one keeps writing its own line.
 """
 
 from __future__ import annotations
@@ -53,6 +55,15 @@ def innermost() -> Progress | None:
     """The innermost progress shown as plain lines."""
     with _open_lock:
         plain = [progress for progress in _open if progress._bar is None]
+    return plain[-1] if plain else None
+
+
+def speaker() -> Progress | None:
+    """The innermost plain progress that has a line to keep alive: a transient one counts only once it has
+    written (its work outlasted an interval); short engine calls do not silence the command around them."""
+    with _open_lock:
+        plain = [progress for progress in _open if progress._bar is None
+                 and (not progress.transient or progress._lines_written)]
     return plain[-1] if plain else None
 
 
@@ -170,7 +181,7 @@ class Progress:
                     return
                 if self._bar is not None:
                     self._bar.refresh()
-                elif innermost() is self:
+                elif innermost() is self or speaker() is self:
                     self._write_line()
 
     def _write_line(self) -> None:

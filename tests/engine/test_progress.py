@@ -59,6 +59,19 @@ def test_an_inner_progress_writes_for_both_and_the_outer_waits(progress_shown: N
     assert all("vllm generate" in line for line in lines[start: end + 1])
 
 
+def test_short_engine_calls_one_after_another_do_not_silence_the_command(progress_shown: None) -> None:
+    stream = io.StringIO()
+    with Progress("eval prover", 2, "problem", stream=stream):
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline:  # a refinement loop: engine call after engine call, each quick
+            with GenerationProgress("vllm", 1, stream=stream) as call:
+                time.sleep(0.02)
+                call.add(requests=1, tokens=5)
+    lines = stream.getvalue().splitlines()
+    assert not any("vllm generate" in line for line in lines)  # each call ended before its first interval
+    assert len(lines) >= 4, lines  # the start, periodic lines of the command itself, the end
+
+
 def test_a_terminal_gets_a_tqdm_bar(progress_shown: None) -> None:
     stream = Terminal()
     with Progress("prove", 2, "round", stream=stream) as bar:
