@@ -84,6 +84,26 @@ def sweep(records: list[dict[str, Any]], truth: dict[str, float]) -> list[dict[s
     return rows
 
 
+def by_truth(records: list[dict[str, Any]], truth: dict[str, float]) -> dict[str, dict[str, dict[str, int]]]:
+    """Counts split by the proof's true score: the verifier's scores, the meta ratings and the critique statuses
+    (at the run's n and m). A meta-verifier that judges defects rates critiques of flawed and correct proofs apart."""
+    counts: dict[str, dict[str, Counter[str]]] = {name: {} for name in ("verifier_scores", "meta_ratings", "critiques")}
+
+    def add(name: str, record: dict[str, Any], value: Any) -> None:
+        counts[name].setdefault(f"true {truth[record['id']]:g}", Counter())["none" if value is None else f"{value:g}"
+                                                                           if isinstance(value, float) else value] += 1
+
+    for record in records:
+        for analysis in record["analyses"]:
+            add("verifier_scores", record, analysis["score"])
+            for rating in analysis["meta"]:
+                add("meta_ratings", record, rating["score"])
+            if analysis["critique"]:
+                add("critiques", record, analysis["critique"])
+    return {name: {key: dict(sorted(counter.items())) for key, counter in sorted(split.items())}
+            for name, split in counts.items()}
+
+
 def label(model: str, split: str, out: Path, max_tokens: int, log: Path) -> dict[str, Any]:
     """Run (or resume) ``proofsmith label`` at the grid's largest settings; its command and wall time (None when
     every proof was labelled already: nothing is started then)."""
@@ -151,6 +171,9 @@ def write_report(results: dict[str, Any], path: Path) -> None:
                      f"<p>Labelling: <code>{html.escape(entry['label']['command'])}</code>, {entry['label']['label_s']} s, "
                      f"{entry['completion_tokens']} completion tokens. Critique statuses at n 8, m 4: "
                      f"{html.escape(json.dumps(entry['critiques']))}.</p>")
+        parts.append("<p>By the proof's true score (at n 8, m 4): " + "; ".join(
+            f"{html.escape(kind.replace('_', ' '))} {html.escape(json.dumps(split))}" for kind, split in entry["by_truth"].items())
+            + "</p>")
         parts.append(table(entry["grid"], results["baseline"]))
         parts.append(f"<img alt='{html.escape(name)}' src='{chart(entry['grid'], name)}'>")
     parts.append("</body></html>")
@@ -190,7 +213,7 @@ def main() -> int:
         critiques = Counter(analysis["critique"] or "score 1 or none" for record in records for analysis in record["analyses"])
         results["models"][name] = {"model": str(model), "label": measured, "grid": sweep(records, truth),
                                    "completion_tokens": sum(record["completion_tokens"] for record in records),
-                                   "critiques": dict(sorted(critiques.items()))}
+                                   "critiques": dict(sorted(critiques.items())), "by_truth": by_truth(records, truth)}
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         write_report(results, out / "world_labels.html")
     print(f"wrote {path} and {out / 'world_labels.html'}")

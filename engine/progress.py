@@ -51,19 +51,12 @@ def plain_interval_s() -> float:
         return DEFAULT_INTERVAL_S
 
 
-def innermost() -> Progress | None:
-    """The innermost progress shown as plain lines."""
-    with _open_lock:
-        plain = [progress for progress in _open if progress._bar is None]
-    return plain[-1] if plain else None
-
-
-def speaker() -> Progress | None:
-    """The innermost plain progress that has a line to keep alive: a transient one counts only once it has
-    written (its work outlasted an interval); short engine calls do not silence the command around them."""
+def innermost(*, speaking: bool = False) -> Progress | None:
+    """The innermost progress shown as plain lines; with ``speaking``, skipping transient ones that have not
+    written yet (short engine calls must not silence the command around them)."""
     with _open_lock:
         plain = [progress for progress in _open if progress._bar is None
-                 and (not progress.transient or progress._lines_written)]
+                 and (not speaking or not progress.transient or progress._lines_written)]
     return plain[-1] if plain else None
 
 
@@ -181,7 +174,7 @@ class Progress:
                     return
                 if self._bar is not None:
                     self._bar.refresh()
-                elif innermost() is self or speaker() is self:
+                elif self in (innermost(), innermost(speaking=True)):
                     self._write_line()
 
     def _write_line(self) -> None:

@@ -61,8 +61,9 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
         result = run_refine(engine, problem.problem, refine, sampling, prompts_dir)
         final = result.final_proof()
         if problem.goal:  # the checker also judges the proof each smaller round budget would have returned
-            by_round = {"true_score_by_round": [world_truth(problem.goal, result.proof_after(rounds))["score"]
-                                                for rounds in range(1, refine.max_rounds + 1)]}
+            proofs = [result.proof_after(rounds) for rounds in range(1, refine.max_rounds + 1)]
+            judged = {proof: world_truth(problem.goal, proof)["score"] for proof in set(proofs)}  # budgets share proofs
+            by_round = {"true_score_by_round": [judged[proof] for proof in proofs]}
     return {**final.to_dict(), **by_round, "prove_s": round(time.perf_counter() - started, 2)}
 
 

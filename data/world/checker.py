@@ -30,6 +30,7 @@ case, ``1 = 1^2``) must be written out by some step; otherwise it would hold vac
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -293,6 +294,12 @@ def check(goal: Sequence[Claim], proof: str) -> Verdict:
     return check_steps(goal, parse_steps(proof))
 
 
+@functools.lru_cache(maxsize=1024)
+def parse_goal(goal: tuple[str, ...]) -> tuple[Claim, ...]:
+    """The claims of a goal written as text, parsed once per goal (rewards and evals check many proofs of one problem)."""
+    return tuple(parse_claim(claim) for claim in goal)
+
+
 def check_goal(goal: Sequence[str], proof: str) -> Verdict:
     """``check`` against a goal written as text (a problem row's ``goal`` column); ``ClaimError`` if a claim does not parse."""
-    return check([parse_claim(claim) for claim in goal], proof)
+    return check(parse_goal(tuple(goal)), proof)

@@ -111,13 +111,13 @@ def _goal(row: dict[str, Any], column: str) -> tuple[str, ...]:
         return ()
     if not isinstance(value, (list, tuple)) or not all(isinstance(claim, str) and claim.strip() for claim in value):
         raise ValueError(f"column {column!r} must be a list of claims (strings)")
-    from data.world.claims import ClaimError, parse_claim
+    from data.world.checker import parse_goal
+    from data.world.claims import ClaimError
 
-    for claim in value:
-        try:
-            parse_claim(claim)
-        except ClaimError as error:
-            raise ValueError(f"goal claim {claim!r} does not parse: {error}") from None
+    try:
+        parse_goal(tuple(value))  # cached: the reward checks rollouts against the same parsed goal
+    except ClaimError as error:
+        raise ValueError(f"a goal claim does not parse: {error}") from None
     return tuple(value)
 
 

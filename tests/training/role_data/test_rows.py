@@ -11,7 +11,7 @@ import pytest
 
 from data.errors import InputError
 from data.records import stable_id
-from training.role_data.records import sft_records
+from training.role_data.records import grpo_records, sft_records
 from training.role_data.rows import TrainingRow, read_rows, read_sft_rows, rows_of, split_holdout, verifier_rows
 from training.config import DataSettings
 
@@ -401,8 +401,6 @@ def test_generator_rows_carry_the_worlds_goal_and_grpo_records_pass_it_on() -> N
     first = json.loads(world.read_text(encoding="utf-8").splitlines()[0])
     rows = read_rows(DataSettings(path=str(world)), "generator")
     assert rows[0].goal == tuple(first["goal"]) and all(row.goal for row in rows)
-    from training.role_data.records import grpo_records
-
     assert grpo_records("generator", rows[:1])[0]["goal"] == first["goal"]
 
 
