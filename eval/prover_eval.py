@@ -48,13 +48,16 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
                   sampling: SamplingConfig, search_dir: Path, prompts_dir: str | None) -> dict[str, Any]:
     """The final proof of one problem and how it was reached."""
     started = time.perf_counter()
-    by_round: dict[str, list[float]] = {}
+    by_round: dict[str, list[float]] = {}  # world problems: the true score of the proofs the run could have returned
     if mode == "search":
         from generator.search import final_proof, search
 
         search_dir.mkdir(parents=True, exist_ok=True)
-        final = final_proof(search(engine, problem.problem, search_settings, sampling, search_dir, prompts_dir),
-                            search_settings)
+        pool = search(engine, problem.problem, search_settings, sampling, search_dir, prompts_dir)
+        final = final_proof(pool, search_settings)
+        if problem.goal:  # the checker judges every pool proof: what picking one without the verifier would give
+            judged = {proof: world_truth(problem.goal, proof)["score"] for proof in {candidate.proof for candidate in pool}}
+            by_round = {"pool_true_scores": [judged[candidate.proof] for candidate in pool]}
     else:
         from generator.refine import refine as run_refine
 
@@ -155,7 +158,23 @@ def _true_scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         # refine mode: the pass rate had every run stopped after 1, 2, ... rounds (over the problems that record it)
         **({"true_pass_rate_by_round": {str(r): round(fmean(scores[r - 1] == 1.0 for scores in by_round), 4)
                                         for r in range(1, rounds + 1)}} if rounds else {}),
+        **_pool_scores(records),
     }
+
+
+def _pool_scores(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Search mode: the verifier's pick against the same pool without it (over the problems that record a pool).
+
+    ``true_pool_pass_rate`` is the pass rate of one pool proof drawn at random (per problem, the share of its pool the
+    checker passes), the baseline the verifier's selection (``true_pass_rate``) must beat; ``true_pool_any_pass`` is the
+    share of problems whose pool holds a true proof at all, what a perfect selector would reach.
+    """
+    pools = [record["pool_true_scores"] for record in records if record.get("truth") and record.get("pool_true_scores")]
+    if not pools:
+        return {}
+    return {"pool_problems": len(pools), "pool_proofs": sum(len(scores) for scores in pools),
+            "true_pool_pass_rate": round(fmean(fmean(score == 1.0 for score in scores) for scores in pools), 4),
+            "true_pool_any_pass": round(fmean(any(score == 1.0 for score in scores) for scores in pools), 4)}
 
 
 def summary_tables(records: Sequence[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -47,12 +47,16 @@ class Round:
 
     @property
     def feedback_score(self) -> float | None:
-        """The score that steers refinement; None when the round produced no proof to score."""
+        """The score that steers refinement; None when the round produced no proof to score.
+
+        Self feedback counts only a well-formed self-evaluation: a verdict that parses from a malformed one (no opening
+        phrase, say) would otherwise end the thread on a "score 1" the format never vouched for.
+        """
         if not self.parsed.proof:
             return None
         if self.verification is not None:
             return self.verification.mean_score
-        return self.parsed.self_score
+        return self.parsed.self_score if self.parsed.self_evaluation.format_ok else None
 
     def evaluations(self, limit: int) -> list[tuple[str, float | None]]:
         """What the next refinement prompt quotes: verifier analyses, issue-finding first, or the self-evaluation."""

@@ -201,6 +201,10 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
             if "true_pass_rate_by_round" in total:
                 print("true pass rate had each run stopped after r rounds: "
                       + ", ".join(f"r={rounds} {rate:.3f}" for rounds, rate in total["true_pass_rate_by_round"].items()))
+            if "true_pool_pass_rate" in total:
+                print(f"the same pools without the verifier's pick: a random pool proof is true at rate "
+                      f"{total['true_pool_pass_rate']:.3f}; {total['true_pool_any_pass']:.3f} of the problems have a true "
+                      f"proof in the pool ({total['pool_proofs']} proofs in {total['pool_problems']} pools)")
         for name in ("by_level", "by_category"):
             parts = [f"{row[next(iter(row))]} {'n/a' if row['percent'] is None else format(row['percent'], '.1f')} %"
                      for row in summary[name]]

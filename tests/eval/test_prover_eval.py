@@ -272,3 +272,25 @@ def test_prove_problem_search_mode(tmp_path: Path) -> None:
     pool = [json.loads(line) for line in (search_dir / "pool.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [entry["scores"] for entry in pool] == [[0.5], [1.0]]
     assert json.loads((search_dir / "state.json").read_text(encoding="utf-8")) == {"completed_rounds": 1}
+
+
+def test_a_world_problem_in_search_mode_records_the_truth_of_its_whole_pool(tmp_path: Path) -> None:
+    # A pool of three: two wrong expansions and the true proof; the verifier scores the wrong ones 1 and the true one 0,
+    # so its pick is wrong while a random pool proof is true a third of the time.
+    def answer(prompt: str) -> list[str]:
+        if prompt.startswith("Solve the problem below"):
+            return [f"## Solution\n{proof}\n\n## Self Evaluation\n{SELF_EVAL}" for proof in (WRONG_PROOF, TRUE_PROOF, WRONG_PROOF + " ")]
+        score = "0" if TRUE_PROOF in prompt else "1"
+        return [f"Here is my evaluation of the solution:\nFine.\nBased on my evaluation, the final overall score should be: \\boxed{{{score}}}"]
+
+    settings = SearchConfig(pool=3, verify_samples=1, top_k=1, rounds=0)
+    result = prove_problem(ScriptedEngine(answer), WORLD_PROBLEM, "search", RefineConfig(), settings, SAMPLING,
+                           tmp_path / "search", None)
+    assert result["proof"].strip() == WRONG_PROOF and result["pool_true_scores"] == [0.0, 1.0, 0.0]
+    truth = {"first_bad_step": 1, "readable": True, "reason": ""}
+    records = [{**record(f"w{index}", "", "identity", 0, 10, truth={**truth, "score": 0.0}), "pool_true_scores": scores}
+               for index, scores in enumerate(([0.0, 1.0, 0.0], [0.0, 0.0, 0.5, 0.0]))]
+    total = summary_tables(records)["total"][0]
+    assert (total["true_pass_rate"], total["pool_problems"], total["pool_proofs"]) == (0.0, 2, 7)
+    assert (total["true_pool_pass_rate"], total["true_pool_any_pass"]) == (round((1 / 3 + 0) / 2, 4), 0.5)
+    assert "true_pool_pass_rate" not in summary_tables(RECORDS)["total"][0]

@@ -61,6 +61,17 @@ def test_a_thread_stops_once_it_grades_itself_1() -> None:
     assert "Earlier attempt" in engine.prompts[1] and "n = 2k + 1." in engine.prompts[1]
 
 
+def test_a_malformed_self_evaluation_that_boxes_1_does_not_end_the_thread() -> None:
+    # No opening phrase: the verdict parses, the format does not.
+    malformed = f"## Solution\nn = 2k + 1.\n\n## Self Evaluation\nLooks right.\n{CLOSER} \\boxed{{1}}"
+    engine = ScriptedEngine(lambda prompt, call: malformed if call == 1 else generation("n = 2k + 1.", "1"))
+    rounds = []
+    result = refine(engine, "Prove it.", RefineConfig(max_rounds=3), SAMPLING, on_round=rounds.append)
+    assert rounds[0].parsed.self_score == 1.0 and not rounds[0].parsed.self_evaluation.format_ok
+    assert [round_.feedback_score for round_ in rounds] == [None, 1.0]
+    assert result.rounds_used == 2 and "Earlier attempt" in engine.prompts[1]
+
+
 def test_a_round_without_a_proof_has_no_score_and_restarts_the_thread() -> None:
     empty = f"## Solution\n\n## Self Evaluation\n{OPENER}\nPerfect.\n{CLOSER} \\boxed{{1}}"
     engine = ScriptedEngine(lambda prompt, call: empty)

