@@ -65,7 +65,22 @@ def loop_command(runs: Path, steps: int, sft_steps: int) -> list[str]:
     return ["train", "loop", "--config", "configs/loop_cpu.toml", "--model", str(runs / "sft" / "final"),
             "--run-dir", str(runs / "loop"), "--set", "loop.cold_start=false", "--max-steps", str(steps),
             "--sft-steps", str(sft_steps), "--set", "grpo.learning_rate=3e-4", "--set", "sft.learning_rate=2e-4",
-            "--set", "rollouts.max_tokens=192", "--set", "scorer.backend=vllm"]
+            "--set", "rollouts.max_tokens=256", "--set", "scorer.backend=vllm"]
+
+
+def stage_seconds(runs: Path) -> dict[str, float]:
+    """Wall time of every finished training stage: its config.toml is written when it starts, COMPLETE when it ends
+    (a stage that was restarted counts from its last start)."""
+    seconds = {}
+    for complete in sorted((runs / "loop").glob("iter*/*/COMPLETE")):
+        config = complete.parent / "config.toml"
+        if config.exists():
+            seconds[f"{complete.parent.parent.name} {complete.parent.name}"] = round(
+                complete.stat().st_mtime - config.stat().st_mtime, 1)
+    generator, label = runs / "loop" / "iter1" / "generator" / "COMPLETE", runs / "loop" / "iter2" / "label" / "COMPLETE"
+    if generator.exists() and label.exists():  # sampling and labelling start as soon as iteration 1 ends
+        seconds["iter2 sample and label"] = round(label.stat().st_mtime - generator.stat().st_mtime, 1)
+    return seconds
 
 
 def prove(model: Path, split: str, out: Path, max_tokens: int, log: Path) -> dict[str, Any]:
@@ -206,6 +221,7 @@ def write_report(results: dict[str, Any], path: Path) -> None:
         f"<p>{html.escape(results['machine'])}. Settings: {html.escape(json.dumps(results['settings']))}.</p>"
         f"<table><tr><th>metric</th>{''.join(f'<th>{html.escape(name)}</th>' for name in names)}</tr>{''.join(rows)}</table>"
         f"<img alt='stages' src='{chart(results)}'>{label_table}"
+        f"<p>Training wall time by stage (s): {html.escape(json.dumps(results['train'].get('stage_s', {})))}.</p>"
         "<h2>Commands</h2><ul>" + "".join(
             f"<li><code>{html.escape(step['command'])}</code> ({step.get('train_s', step.get('eval_s'))} s)</li>"
             for step in commands) + "</ul></body></html>", encoding="utf-8")
@@ -243,7 +259,8 @@ def main() -> int:
     train_s = None if done_before else round(time.perf_counter() - started, 1)
     if train_s is None and earlier.get("train"):
         train_s = earlier["train"]["train_s"]  # a rerun of a finished loop keeps the real cost
-    results["train"] = {"command": "proofsmith " + " ".join(command), "train_s": train_s}
+    results["train"] = {"command": "proofsmith " + " ".join(command), "train_s": train_s,
+                        "stage_s": stage_seconds(runs)}
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     results["labels"] = label_truth(runs)
     for name, kind, model in stages(runs):
