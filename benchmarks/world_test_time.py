@@ -40,12 +40,13 @@ def plans(args: argparse.Namespace) -> dict[str, list[str]]:
     """Each run's ``eval prover`` arguments after the data and --out."""
     common = ["--model", args.model, "--engine", "vllm", "--max-tokens", str(args.max_tokens), "--grader-max-tokens", "16",
               "--seed", "0", "--set", "engine.max_model_len=4096"]
+    # Cheapest and newest first: the selection run, then verifier feedback (3 generations a round), then self feedback.
     return {
-        "refine_self": [*common, "--max-rounds", str(args.rounds), "--feedback", "self"],
-        "refine_verifier": [*common, "--max-rounds", str(args.rounds), "--feedback", "verifier",
-                            "--verify-samples", str(args.verify_samples)],
         "search_selection": [*common, "--mode", "search", "--pool", str(args.pool), "--verify-samples",
                              str(args.verify_samples), "--rounds", "0"],
+        "refine_verifier": [*common, "--max-rounds", str(args.rounds), "--feedback", "verifier",
+                            "--verify-samples", str(args.verify_samples)],
+        "refine_self": [*common, "--max-rounds", str(args.rounds), "--feedback", "self"],
     }
 
 
