@@ -84,6 +84,7 @@ def chart(results: dict[str, Any]) -> str:
         axis.axhline(search["true_pass_rate"], color="green", linestyle="--", label=f"verifier's pick of {results['settings']['pool']}")
         axis.axhline(search["true_pool_pass_rate"], color="grey", linestyle=":", label="a random pool proof")
     axis.set_xscale("log", base=2)
+    axis.set_xlim(0.9, results["settings"]["rounds"] * 1.1)  # the search lines alone give no x range to scale
     axis.set_xlabel("refinement rounds")
     axis.set_ylabel("true pass rate (checker)")
     axis.set_ylim(-0.02, 1.02)
