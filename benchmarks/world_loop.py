@@ -123,6 +123,11 @@ def measure(name: str, kind: str, model: Path, runs: Path, args: argparse.Namesp
     slug = name.replace(" ", "_")
     # The cold start's verifier and meta evals are world_verifier.py's own (same settings): they resume from its records.
     eval_dir = runs / "eval" / ("cold_start" if kind == "start" else f"loop_{slug}")
+    if kind == "start":  # its evals were world_verifier.py's runs: their wall time is the cost, not this re-read
+        measured = json.loads((Path(args.out) / "world_verifier.json").read_text(encoding="utf-8")).get(
+            "models", {}).get("cold_start", {})
+        earlier = {"verifier": measured.get("splits", {}).get("test_out", {}), "meta": measured.get("meta", {}).get("test_out", {}),
+                   **{key: value for key, value in earlier.items() if key == "prover"}}
     if kind in ("start", *VERIFIER_STAGES):
         entry["verifier"] = keep_cost(evaluate(str(model), "test_out", eval_dir / "test_out", args.samples, args.max_tokens,
                                                log), earlier.get("verifier"))

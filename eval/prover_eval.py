@@ -48,7 +48,7 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
                   sampling: SamplingConfig, search_dir: Path, prompts_dir: str | None) -> dict[str, Any]:
     """The final proof of one problem and how it was reached."""
     started = time.perf_counter()
-    by_round: dict[str, list[float]] = {}  # world problems: the true score of the proofs the run could have returned
+    alternatives: dict[str, list[float]] = {}  # world problems: the true score of the proofs the run could have returned
     if mode == "search":
         from generator.search import final_proof, search
 
@@ -57,7 +57,7 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
         final = final_proof(pool, search_settings)
         if problem.goal:  # the checker judges every pool proof: what picking one without the verifier would give
             judged = {proof: world_truth(problem.goal, proof)["score"] for proof in {candidate.proof for candidate in pool}}
-            by_round = {"pool_true_scores": [judged[candidate.proof] for candidate in pool]}
+            alternatives = {"pool_true_scores": [judged[candidate.proof] for candidate in pool]}
     else:
         from generator.refine import refine as run_refine
 
@@ -66,8 +66,8 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
         if problem.goal:  # the checker also judges the proof each smaller round budget would have returned
             proofs = [result.proof_after(rounds) for rounds in range(1, refine.max_rounds + 1)]
             judged = {proof: world_truth(problem.goal, proof)["score"] for proof in set(proofs)}  # budgets share proofs
-            by_round = {"true_score_by_round": [judged[proof] for proof in proofs]}
-    return {**final.to_dict(), **by_round, "prove_s": round(time.perf_counter() - started, 2)}
+            alternatives = {"true_score_by_round": [judged[proof] for proof in proofs]}
+    return {**final.to_dict(), **alternatives, "prove_s": round(time.perf_counter() - started, 2)}
 
 
 def _disagreement(points: int | None, equivalent: bool | None) -> str | None:
