@@ -22,9 +22,9 @@ Verifier rows (``data.verifier_rows``: ``ground_truth_judgement``, ``ground_trut
 are read as they are: a file whose first row lacks the configured score (critique) column
 but has ``ground_truth_verify_score`` (``ground_truth_judgement``) reads those instead, so
 the reference critique becomes the cold start's verifier target. Where a meta-verifier row
-is wanted and the file has no analysis and rating columns but a critique and a score, each
-row's critique, in the verifier format with its reference score, is the analysis to rate,
-and its reference rating is 1 (``REFERENCE_CRITIQUE_RATING``). This assumes the reference
+is wanted and a verifier-row file has no analysis and rating columns, each row's critique
+(``ground_truth_judgement``), in the verifier format with its reference score, is the
+analysis to rate, and its reference rating is 1 (``REFERENCE_CRITIQUE_RATING``). This assumes the reference
 critique is reasonable: its defects are real and its score fits them. Such rows teach and
 measure only the acceptance of sound critiques, never the catching of invented defects.
 """
@@ -41,7 +41,7 @@ from typing import Any
 from data.errors import InputError
 from data.readers import detect_format, parse_score, parse_score_map, raw_rows
 from data.records import stable_id
-from data.verifier_rows import VerifierRowColumns
+from data.verifier_rows import VerifierRowColumns, is_verifier_rows
 from training.config import DataSettings
 from training.role_data.answers import COLD_START_ANALYSES, COLD_START_RATINGS, critique_body, verifier_answer  # noqa: F401
 
@@ -137,7 +137,7 @@ def _with_verifier_row_columns(data: DataSettings, row: dict[str, Any], needs_ra
                if getattr(data, field) not in row and fallback in row}
     data = replace(data, **changes)
     as_analyses = (needs_rating and data.analysis_column not in row and data.rating_column not in row
-                   and data.critique_column in row and data.score_column in row)
+                   and is_verifier_rows(row) and data.critique_column == names.judgement and data.score_column in row)
     return data, as_analyses
 
 
