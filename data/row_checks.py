@@ -21,7 +21,8 @@ Columns = TypeVar("Columns")
 
 
 class HasId(Protocol):
-    id: str
+    @property
+    def id(self) -> str: ...
 
 
 Record = TypeVar("Record", bound=HasId)

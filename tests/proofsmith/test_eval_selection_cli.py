@@ -152,3 +152,13 @@ def test_eval_verifier_on_verifier_rows_with_the_embedded_model(cli, tmp_path: P
     assert summary["counts"]["evaluated"] == 3 and summary["engine"] == "transformers"
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["settings"]["format"] == "verifier-rows (detected)"
+
+
+def test_eval_meta_verifier_reads_verifier_rows_and_refuses_a_bad_one(cli, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert cli("eval", "meta-verifier", str(SAMPLES / "verifier_rows.csv"), "--out", str(out), "--dry-run",
+               *NO_MODEL).returncode == 0
+    data = write_rows(tmp_path, [VERIFIER_ROW, {**VERIFIER_ROW, "proof": "R.", "ground_truth_judgement": ""}], "rows.jsonl")
+    assert_clean_error(cli("eval", "meta-verifier", str(data), "--out", str(tmp_path / "other"), *NO_MODEL),
+                       "row at line 2: empty critique in column 'ground_truth_judgement'")
+    assert not (tmp_path / "other").exists()
