@@ -1,9 +1,13 @@
-"""Settings of ``proofsmith eval verifier``, ``eval meta-verifier`` and ``eval prover``. Pure data, no torch."""
+"""Settings of ``proofsmith eval verifier``, ``eval meta-verifier``, ``eval selection`` and ``eval prover``. Pure data, no torch."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from data.errors import InputError
+from data.pairwise import PairColumns
+from data.row_checks import renamed
+from data.verifier_rows import VerifierRowColumns
 from engine.config import BACKENDS
 from eval.benchmark_problems import FORMATS as BENCHMARK_FORMATS
 from eval.human_grades import FORMATS, GRADE_MAPPINGS
@@ -14,7 +18,7 @@ class VerifierEvalConfig:
     data: str = ""
     """Human-graded proofs: a file or a folder of them (the command's DATA argument)."""
     format: str = ""
-    """Format of the data: imo-gradingbench, open-proof-corpus, deepseek-math-v2 or jsonl; empty: detect from the columns."""
+    """Format of the data: imo-gradingbench, open-proof-corpus, deepseek-math-v2, jsonl or verifier-rows; empty: detect from the columns."""
     mapping: str = "almost-half"
     """How point grades become 0 / 0.5 / 1: almost-half (7-6-1-0 -> 1, 0.5, 0, 0) or partial-half (-> 1, 0.5, 0.5, 0)."""
     samples: int = 4
@@ -29,8 +33,11 @@ class VerifierEvalConfig:
     """Evaluate only the first K proofs of the data; 0: all of them."""
     chunk_size: int = 16
     """Proofs per engine call with in-process engines (a server gets each proof as soon as a slot is free)."""
+    columns: list[str] = field(default_factory=list)
+    """Column names of the verifier-rows format where the data's differ, FIELD=COLUMN (fields: problem, proof, judgement, score, id)."""
 
     def __post_init__(self) -> None:
+        _check_columns(VerifierRowColumns(), self.columns)
         if self.format and self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r}; choose one of {', '.join(FORMATS)}")
         if self.mapping not in GRADE_MAPPINGS:
@@ -59,6 +66,35 @@ class MetaVerifierEvalConfig:
     """Critiques per engine call; each is written to items.jsonl once its call returns."""
 
     def __post_init__(self) -> None:
+        for name in ("samples", "chunk_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.max_items < 0:
+            raise ValueError("max_items must be >= 0")
+
+
+def _check_columns(columns: object, entries: list[str]) -> None:
+    try:
+        renamed(columns, entries)
+    except InputError as error:
+        raise ValueError(str(error)) from None
+
+
+@dataclass
+class SelectionEvalConfig:
+    data: str = ""
+    """Proof pairs (problem, proof_1, proof_2, correct_index 1 or 2; id optional): a JSONL, CSV or Parquet file (the command's DATA argument)."""
+    samples: int = 4
+    """Verifier analyses per proof (n); the pick is the proof with the higher mean score."""
+    max_items: int = 0
+    """Evaluate only the first K pairs of the data; 0: all of them."""
+    chunk_size: int = 8
+    """Pairs per engine call; each pair is written to items.jsonl once its call returns."""
+    columns: list[str] = field(default_factory=list)
+    """Column names where the data's differ, FIELD=COLUMN (fields: problem, proof_1, proof_2, correct_index, id)."""
+
+    def __post_init__(self) -> None:
+        _check_columns(PairColumns(), self.columns)
         for name in ("samples", "chunk_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")

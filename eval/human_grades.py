@@ -12,6 +12,10 @@ Formats (``FORMATS``), and how each grade becomes a score in {0, 0.5, 1}:
   mapped by a named grade mapping.
 * ``jsonl``: generic JSONL with ``problem``, ``proof``, ``score`` (already 0/0.5/1) and an
   optional ``id``.
+* ``verifier-rows``: JSONL, CSV or Parquet rows of ``problem``, ``proof``,
+  ``ground_truth_judgement``, ``ground_truth_verify_score`` (``data.verifier_rows``; other
+  column names through ``columns``); the score is the grade, the reference critique is kept
+  in ``source_fields["reference_critique"]``.
 
 Grade mappings for point grades (``GRADE_MAPPINGS``); both keep 7/7 -> 1 and 6/7 -> 0.5:
 
@@ -20,7 +24,8 @@ Grade mappings for point grades (``GRADE_MAPPINGS``); both keep 7/7 -> 1 and 6/7
 * ``partial-half``: full marks -> 1; any positive mark -> 0.5; 0 -> 0 (so 1/7 -> 0.5).
 
 A path may be a file or a folder of such files (read in name order). The format is
-detected from the file's columns when unambiguous; otherwise pass it. A bad row raises
+detected from the file's columns when unambiguous (a file with both ``score`` and the
+verifier-row columns is not); otherwise pass it. A bad row raises
 :class:`InputError` naming the file and the row's line (CSV, JSONL) or 1-based row (Parquet).
 """
 
@@ -34,9 +39,11 @@ from typing import Any
 
 from data.errors import InputError
 from data.readers import raw_rows
+from data.readers import detect_format as file_kind_of
 from data.records import ProofItem, check_score, stable_id
+from data.verifier_rows import FORMAT_NAME as VERIFIER_ROWS, VerifierRowColumns, is_verifier_rows, verifier_row
 
-FORMATS = ("imo-gradingbench", "open-proof-corpus", "deepseek-math-v2", "jsonl")
+FORMATS = ("imo-gradingbench", "open-proof-corpus", "deepseek-math-v2", "jsonl", VERIFIER_ROWS)
 GRADE_MAPPINGS = {
     "almost-half": "full marks -> 1, at least 3/4 of the marks -> 0.5, less -> 0 (7-6-1-0 -> 1, 0.5, 0, 0)",
     "partial-half": "full marks -> 1, any positive mark -> 0.5, none -> 0 (7-6-1-0 -> 1, 0.5, 0.5, 0)",
@@ -117,8 +124,8 @@ def split_opc_prompt(prompt: str) -> tuple[str, str]:
     return problem, proof
 
 
-def detect_format(path: Path) -> str:
-    """The format of one file from its columns; InputError when it is not clear."""
+def detect_format(path: Path, names: VerifierRowColumns = VerifierRowColumns()) -> str:
+    """The format of one file from its columns (``names``: the verifier-row columns); InputError when it is not clear."""
     suffix = path.suffix.lower()
     columns: set[str] = set()
     if suffix == ".parquet":
@@ -137,13 +144,20 @@ def detect_format(path: Path) -> str:
         return "open-proof-corpus"
     if {"model_prediction", "question", "problem_idx"} <= columns:
         return "deepseek-math-v2"
+    if is_verifier_rows(columns, names) and {names.problem, names.proof} <= columns:
+        if "score" in columns:
+            raise InputError(f"{path} has both a score column and {names.score!r}: pass --format {VERIFIER_ROWS} or jsonl")
+        return VERIFIER_ROWS
     if {"problem", "proof", "score"} <= columns:
         return "jsonl"
     raise InputError(f"cannot tell which human-grade format {path} is: pass one of {', '.join(FORMATS)}")
 
 
-def read_human_grades(path: str | Path, format_name: str | None = None, mapping: str = "almost-half") -> list[HumanGrade]:
-    """Every graded proof in a file or a folder of files; InputError on the first bad row or duplicate id."""
+def read_human_grades(path: str | Path, format_name: str | None = None, mapping: str = "almost-half",
+                      columns: VerifierRowColumns = VerifierRowColumns()) -> list[HumanGrade]:
+    """Every graded proof in a file or a folder of files; InputError on the first bad row or duplicate id.
+
+    ``columns`` names the columns of the verifier-row format where a file's differ."""
     source = Path(path)
     if format_name is not None and format_name not in FORMATS:
         raise InputError(f"unknown human-grade format {format_name!r}; choose one of {', '.join(FORMATS)}")
@@ -157,7 +171,7 @@ def read_human_grades(path: str | Path, format_name: str | None = None, mapping:
     grades: list[HumanGrade] = []
     seen: dict[str, str] = {}
     for file in files:
-        for where, grade in _read_file(file, format_name or detect_format(file), mapping):
+        for where, grade in _read_file(file, format_name or detect_format(file, columns), mapping, columns):
             if grade.id in seen:
                 raise InputError(f"{where}: duplicate id {grade.id!r} (first seen in {seen[grade.id]})")
             seen[grade.id] = where
@@ -165,12 +179,15 @@ def read_human_grades(path: str | Path, format_name: str | None = None, mapping:
     return grades
 
 
-def _read_file(path: Path, kind: str, mapping: str) -> Iterator[tuple[str, HumanGrade]]:
+def _read_file(path: Path, kind: str, mapping: str,
+               columns: VerifierRowColumns = VerifierRowColumns()) -> Iterator[tuple[str, HumanGrade]]:
     """(where, grade) per row; bad rows become InputError naming where they are."""
-    file_kind = {"imo-gradingbench": "csv", "open-proof-corpus": "parquet"}.get(kind, "jsonl")
+    file_kind = file_kind_of(path) if kind == VERIFIER_ROWS else \
+        {"imo-gradingbench": "csv", "open-proof-corpus": "parquet"}.get(kind, "jsonl")
     unit = "row" if file_kind == "parquet" else "line"
     builder = {"imo-gradingbench": _gradingbench, "open-proof-corpus": _open_proof_corpus,
-               "deepseek-math-v2": _deepseek, "jsonl": _generic}[kind]
+               "deepseek-math-v2": _deepseek, "jsonl": _generic,
+               VERIFIER_ROWS: lambda row, _: _verifier_rows(row, columns)}[kind]
     for number, row, error in raw_rows(path, file_kind):
         where = f"{path} {unit} {number}"
         if row is None:
@@ -261,3 +278,12 @@ def _generic(row: dict[str, Any], mapping: str) -> HumanGrade:
         source_fields={key: value for key, value in row.items() if key not in known},
     )
 
+
+
+def _verifier_rows(row: dict[str, Any], columns: VerifierRowColumns) -> HumanGrade:
+    checked = verifier_row(row, columns)
+    return HumanGrade(
+        id=checked.id, problem=checked.problem, proof=checked.proof, human_score=checked.score,
+        raw_grade=json.dumps(row[columns.score]), source=VERIFIER_ROWS, problem_id=str(row.get("problem_id") or ""),
+        source_fields={"reference_critique": checked.judgement},
+    )

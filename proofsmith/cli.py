@@ -17,6 +17,7 @@ from proofsmith.options import (
     ENGINE_FLAGS,
     EVAL_META_VERIFIER_FLAGS,
     EVAL_PROVER_FLAGS,
+    EVAL_SELECTION_FLAGS,
     EVAL_VERIFIER_FLAGS,
     LABEL_FLAGS,
     META_VERIFY_FLAGS,
@@ -45,7 +46,7 @@ def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: 
                     dry_run_help: str = "print the resolved config as TOML and stop") -> argparse.ArgumentParser:
     parser = subparsers.add_parser(name, help=summary, description=summary)
     add_run_options(parser, "TOML file with [engine], [sampling], [prove], [search], [verify], [meta_verify], [label], "
-                    "[eval_verifier], [eval_prover], [grader] tables", dry_run_help)
+                    "[eval_verifier], [eval_selection], [eval_prover], [grader] tables", dry_run_help)
     add_flags(parser, flags, f"{name} settings")
     add_flags(parser, ENGINE_FLAGS, "engine and sampling")
     return parser
@@ -84,16 +85,19 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--score-column", default="score", metavar="NAME", help="input column with a human score in {0, 0.5, 1} (default: score; optional)")
     label.add_argument("--score-map", metavar="RAW=SCORE,...", help="map raw human grades to scores, e.g. 7=1,6=0.5,1=0,0=0 (IMO points)")
     evaluate = subparsers.add_parser(
-        "eval", help="evaluate the verifier against human grades, the meta-verifier against rated critiques, or the prover",
+        "eval", help="evaluate the verifier against human grades, the meta-verifier against rated critiques, the verifier "
+                     "as a selector of proof pairs, or the prover",
         description="Evaluate against human grades: the verifier's agreement with graded proofs (verifier), the "
-                    "meta-verifier's ratings of critiques against reference ratings (meta-verifier), or the prover on a "
-                    "benchmark, marked against reference solutions (prover).",
+                    "meta-verifier's ratings of critiques against reference ratings (meta-verifier), the verifier picking "
+                    "the better of two proofs (selection), or the prover on a benchmark, marked against reference "
+                    "solutions (prover).",
     )
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="WHAT")
     verifier = _command_parser(evaluations, "verifier", "measure how well n verifier samples (optionally meta-filtered) "
                                "agree with human grades", EVAL_VERIFIER_FLAGS,
                                "check the settings, --out and the data, write OUT/config.toml, print it, and stop")
-    verifier.add_argument("data", metavar="DATA", help="human-graded proofs: a .csv/.jsonl/.parquet file or a folder of them")
+    verifier.add_argument("data", metavar="DATA", help="human-graded proofs (or verifier rows with a reference critique and "
+                          "score): a .csv/.jsonl/.parquet file or a folder of them")
     verifier.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json, "
                           "report.html; rerun to resume")
     meta = _command_parser(evaluations, "meta-verifier", "rate critiques m times each and measure the ratings against "
@@ -103,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "analysis and rating columns (the world's *_meta.jsonl)")
     meta.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, metrics.json; "
                       "rerun to resume")
+    selection = _command_parser(evaluations, "selection", "verify both proofs of each pair n times and pick the higher "
+                                "mean score; measure how often the pick is the right one", EVAL_SELECTION_FLAGS,
+                                "check the settings, --out and the data, write OUT/config.toml, print it, and stop")
+    selection.add_argument("data", metavar="DATA", help="proof pairs: a .jsonl/.csv/.parquet file with problem, proof_1, "
+                           "proof_2 and correct_index (1 or 2) columns")
+    selection.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, items.jsonl, "
+                           "metrics.json; rerun to resume")
     prover = _command_parser(evaluations, "prover", "prove benchmark problems (refine or search), mark each proof 0/1/6/7 "
                              "against the reference solution and guidelines, check short answers with sympy",
                              EVAL_PROVER_FLAGS, "check the settings, --out and the data, write OUT/config.toml, print it, and stop")

@@ -24,7 +24,7 @@ from typing import Any
 from data.errors import InputError
 from data.world.config import WorldConfig
 from engine.config import EngineConfig, SamplingConfig
-from eval.config import GraderConfig, MetaVerifierEvalConfig, ProverEvalConfig, VerifierEvalConfig
+from eval.config import GraderConfig, MetaVerifierEvalConfig, ProverEvalConfig, SelectionEvalConfig, VerifierEvalConfig
 from generator.config import RefineConfig, SearchConfig
 from meta_verifier.config import MetaVerifyConfig
 from training.auto_labeling.config import LabelConfig
@@ -51,6 +51,8 @@ class Config:
     """Verifier agreement with human grades (`proofsmith eval verifier`)."""
     eval_meta_verifier: MetaVerifierEvalConfig = field(default_factory=MetaVerifierEvalConfig)
     """The meta-verifier against reference ratings of critiques (`proofsmith eval meta-verifier`)."""
+    eval_selection: SelectionEvalConfig = field(default_factory=SelectionEvalConfig)
+    """Picking the better of two proofs by mean verifier score (`proofsmith eval selection`)."""
     eval_prover: ProverEvalConfig = field(default_factory=ProverEvalConfig)
     """Prover benchmark: prove, mark against a reference, check short answers (`proofsmith eval prover`)."""
     grader: GraderConfig = field(default_factory=GraderConfig)

@@ -78,11 +78,18 @@ EVAL_VERIFIER_FLAGS: tuple[Flag, ...] = (
     Flag("--format", "eval_verifier.format", metavar="NAME"),
     Flag("--mapping", "eval_verifier.mapping", metavar="NAME"),
     Flag("--max-items", "eval_verifier.max_items", metavar="K"),
+    Flag("--column", "eval_verifier.columns", repeatable=True, metavar="FIELD=COLUMN"),
 )
 
 EVAL_META_VERIFIER_FLAGS: tuple[Flag, ...] = (
     Flag("--samples", "eval_meta_verifier.samples", metavar="M"),
     Flag("--max-items", "eval_meta_verifier.max_items", metavar="K"),
+)
+
+EVAL_SELECTION_FLAGS: tuple[Flag, ...] = (
+    Flag("--samples", "eval_selection.samples", metavar="N"),
+    Flag("--max-items", "eval_selection.max_items", metavar="K"),
+    Flag("--column", "eval_selection.columns", repeatable=True, metavar="FIELD=COLUMN"),
 )
 
 EVAL_PROVER_FLAGS: tuple[Flag, ...] = (

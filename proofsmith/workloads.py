@@ -55,3 +55,8 @@ def label_workload(settings: LabelConfig, proofs: int, max_tokens: int) -> Workl
 def grader_workload(settings: GraderConfig, problems: int) -> Workload:
     """The grader of ``eval prover`` on its own engine: ``samples`` markings per problem, one problem at a time."""
     return Workload(settings.samples, problems * settings.samples * settings.max_tokens)
+
+
+def selection_workload(pairs_per_call: int, samples: int, pairs: int, max_tokens: int) -> Workload:
+    """``eval selection``: one chunk's two proofs per pair, ``samples`` verifications each, together; the same for every pair in all."""
+    return Workload(2 * pairs_per_call * samples, 2 * pairs * samples * max_tokens)

@@ -28,9 +28,9 @@ from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_d
 from proofsmith.workloads import label_workload
 
 VERIFIER_IDENTITY = (
-    "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.samples", "eval_verifier.meta",
-    "eval_verifier.confirm_rating", "eval_verifier.majority", "engine.backend", "engine.model", "sampling.temperature",
-    "sampling.top_p", "sampling.max_tokens", "sampling.seed", "prompts_dir",
+    "eval_verifier.data", "eval_verifier.format", "eval_verifier.mapping", "eval_verifier.columns", "eval_verifier.samples",
+    "eval_verifier.meta", "eval_verifier.confirm_rating", "eval_verifier.majority", "engine.backend", "engine.model",
+    "sampling.temperature", "sampling.top_p", "sampling.max_tokens", "sampling.seed", "prompts_dir",
 )
 """Settings that shape the records: a run directory resumes only under the same values (max_items may change)."""
 
@@ -45,6 +45,10 @@ def run(args: argparse.Namespace) -> int:
         from proofsmith.commands.eval_meta import run_meta_verifier
 
         return run_meta_verifier(args)
+    if args.evaluation == "selection":
+        from proofsmith.commands.eval_selection import run_selection
+
+        return run_selection(args)
     if args.evaluation == "prover":
         from proofsmith.commands.eval_prover import run_prover
 
@@ -59,7 +63,11 @@ def run_verifier(args: argparse.Namespace) -> int:
     check_out_dir(out, config, VERIFIER_IDENTITY)
     from eval.human_grades import read_human_grades
 
-    grades = read_human_grades(settings.data, settings.format or None, settings.mapping)
+    from data.row_checks import renamed
+    from data.verifier_rows import VerifierRowColumns
+
+    grades = read_human_grades(settings.data, settings.format or None, settings.mapping,
+                               renamed(VerifierRowColumns(), settings.columns))
     if not grades:
         raise InputError(f"no graded proofs in {args.data}")
     selected = grades[: settings.max_items] if settings.max_items else grades

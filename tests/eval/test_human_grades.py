@@ -284,3 +284,49 @@ def test_real_deepseek_math_v2_outputs() -> None:
     by_id = {grade.id: grade for grade in grades}
     assert by_id["CMO2024-6"].raw_grade == "9/21" and by_id["Putnam2024-B5"].human_score == 0.5
     assert by_id["IMO2025-6"].source_fields["average_automatic_rating"] == 1.0  # a known verifier false positive
+
+
+# verifier rows (problem, proof, ground_truth_judgement, ground_truth_verify_score)
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
+
+
+@pytest.mark.parametrize("name", ["verifier_rows.jsonl", "verifier_rows.csv"])
+def test_verifier_rows_are_detected_and_their_score_is_the_grade(name: str) -> None:
+    path = SAMPLES / name
+    assert detect_format(path) == "verifier-rows"
+    grades = read_human_grades(path)
+    assert {grade.source for grade in grades} == {"verifier-rows"}
+    assert [grade.human_score for grade in grades] == ([1.0, 0.5, 0.0] if name.endswith(".jsonl") else [1.0, 0.0])
+    assert grades[0].source_fields["reference_critique"].startswith(("The proof writes", "Both integers"))
+
+
+def test_verifier_rows_from_parquet_and_with_renamed_columns(tmp_path: Path) -> None:
+    import pyarrow as arrow
+    import pyarrow.parquet as parquet
+
+    from data.row_checks import renamed
+    from data.verifier_rows import VerifierRowColumns
+
+    rows = [{"question": "Prove P.", "proof": "Q.", "critique": "Fine.", "verdict": 1.0}]
+    parquet.write_table(arrow.Table.from_pylist(rows), tmp_path / "rows.parquet")
+    columns = renamed(VerifierRowColumns(), ["problem=question", "judgement=critique", "score=verdict"])
+    (grade,) = read_human_grades(tmp_path / "rows.parquet", columns=columns)
+    assert (grade.problem, grade.human_score, grade.source) == ("Prove P.", 1.0, "verifier-rows")
+    with pytest.raises(InputError, match="cannot tell which human-grade format"):
+        read_human_grades(tmp_path / "rows.parquet")
+
+
+def test_a_file_with_both_score_columns_is_ambiguous_until_the_format_is_given(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "both.jsonl", [{"problem": "P", "proof": "Q", "score": 1, "ground_truth_judgement": "J",
+                                                  "ground_truth_verify_score": 0}])
+    with pytest.raises(InputError, match="pass --format verifier-rows or jsonl"):
+        read_human_grades(path)
+    assert read_human_grades(path, "verifier-rows")[0].human_score == 0.0
+    assert read_human_grades(path, "jsonl")[0].human_score == 1.0
+
+
+def test_a_bad_verifier_row_names_its_line(tmp_path: Path) -> None:
+    good = {"problem": "P", "proof": "Q", "ground_truth_judgement": "J", "ground_truth_verify_score": 1}
+    path = write_jsonl(tmp_path / "rows.jsonl", [good, {**good, "id": "x", "ground_truth_verify_score": 0.3}])
+    with pytest.raises(InputError, match=r"rows.jsonl line 2: ground_truth_verify_score 0.3 is not one of 0, 0.5, 1"):
+        read_human_grades(path)

@@ -11,7 +11,8 @@ from data.errors import InputError
 from proofsmith.cli import build_parser
 from proofsmith.config import Config, field_docs, parse_assignment, resolve_config, to_toml
 from proofsmith.options import (
-    ENGINE_FLAGS, EVAL_PROVER_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS, Flag, overrides_from,
+    ENGINE_FLAGS, EVAL_PROVER_FLAGS, EVAL_SELECTION_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS,
+    Flag, overrides_from,
 )
 from training.config import TrainConfig
 
@@ -67,7 +68,8 @@ def test_config_classes_cover_every_section() -> None:
     names = {cls.__name__ for cls in config_classes()}
     assert names == {
         "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
-        "SearchConfig", "VerifierEvalConfig", "MetaVerifierEvalConfig", "ProverEvalConfig", "GraderConfig", "WorldConfig",
+        "SearchConfig", "VerifierEvalConfig", "MetaVerifierEvalConfig", "SelectionEvalConfig", "ProverEvalConfig",
+        "GraderConfig", "WorldConfig",
     }
 
 
@@ -80,7 +82,8 @@ def test_every_config_field_has_a_docstring(cls: type) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ENGINE_FLAGS + PROVE_FLAGS + VERIFY_FLAGS + META_VERIFY_FLAGS + EVAL_VERIFIER_FLAGS + EVAL_PROVER_FLAGS,
+    ENGINE_FLAGS + PROVE_FLAGS + VERIFY_FLAGS + META_VERIFY_FLAGS + EVAL_VERIFIER_FLAGS + EVAL_SELECTION_FLAGS
+    + EVAL_PROVER_FLAGS,
     ids=lambda flag: f"{flag.name}->{flag.path}",
 )
 def test_every_flag_names_a_config_field(flag: Flag) -> None:

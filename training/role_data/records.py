@@ -12,9 +12,9 @@ from typing import Any
 
 from engine.base import ChatMessage
 from generator.prompt import generation_messages
-from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
-from training.role_data.rows import COLD_START_ANALYSES, COLD_START_RATINGS, TrainingRow
-from verifier.parse import VERIFIER_FORMAT
+from meta_verifier.meta_verify import MetaItem, meta_verification_messages
+from training.role_data.answers import generator_answer, meta_answer, verifier_answer
+from training.role_data.rows import TrainingRow
 from verifier.prompt import verification_messages
 
 
@@ -50,23 +50,6 @@ def grpo_records(role: str, rows: Sequence[TrainingRow], prompts_dir: str | None
             "goal": list(row.goal),
         })
     return records
-
-
-def verifier_answer(score: float, analysis: str = "") -> str:
-    """An answer in the verifier format: ``analysis`` (else the cold-start paragraph for ``score``), then the score."""
-    body = analysis.strip() or COLD_START_ANALYSES[score]
-    return f"{VERIFIER_FORMAT.opener}\n{body}\n\n{VERIFIER_FORMAT.closers[0]} \\boxed{{{score:g}}}"
-
-
-def meta_answer(rating: float, assessment: str = "") -> str:
-    """An answer in the meta-verifier format: ``assessment`` (else the cold-start paragraph for ``rating``), then the rating."""
-    body = assessment.strip() or COLD_START_RATINGS[rating]
-    return f"{META_FORMAT.opener}\n{body}\n\n{META_FORMAT.closers[0]} \\boxed{{{rating:g}}}"
-
-
-def generator_answer(proof: str, score: float, critique: str = "") -> str:
-    """A solution followed by an honest self-evaluation: ``critique`` of it (if written) and its reference score."""
-    return f"## Solution\n{proof.strip()}\n\n## Self Evaluation\n{verifier_answer(score, critique)}"
 
 
 def sft_records(rows: Sequence[TrainingRow], formats: Sequence[str], prompts_dir: str | None = None) -> list[dict[str, Any]]:

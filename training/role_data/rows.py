@@ -17,10 +17,21 @@ the flawed step (``training.role_data.world_critiques``). Graded proofs from els
 carry a score but rarely a critique; their target analysis is then a short fixed
 paragraph per score (``COLD_START_ANALYSES``; ``COLD_START_RATINGS`` for the
 meta-verifier), which teaches the output format and the score, not how to find errors.
+
+Verifier rows (``data.verifier_rows``: ``ground_truth_judgement``, ``ground_truth_verify_score``)
+are read as they are: a file whose first row lacks the configured score (critique) column
+but has ``ground_truth_verify_score`` (``ground_truth_judgement``) reads those instead, so
+the reference critique becomes the cold start's verifier target. Where a meta-verifier row
+is wanted and a verifier-row file has no analysis and rating columns, each row's critique
+(``ground_truth_judgement``), in the verifier format with its reference score, is the
+analysis to rate, and its reference rating is 1 (``REFERENCE_CRITIQUE_RATING``). This assumes the reference
+critique is reasonable: its defects are real and its score fits them. Such rows teach and
+measure only the acceptance of sound critiques, never the catching of invented defects.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -30,24 +41,12 @@ from typing import Any
 from data.errors import InputError
 from data.readers import detect_format, parse_score, parse_score_map, raw_rows
 from data.records import stable_id
+from data.verifier_rows import VerifierRowColumns, is_verifier_rows
 from training.config import DataSettings
+from training.role_data.answers import COLD_START_ANALYSES, COLD_START_RATINGS, critique_body, verifier_answer  # noqa: F401
 
-COLD_START_ANALYSES = {
-    1.0: "I checked each step against the problem statement. Every claim follows from the previous ones or from "
-         "standard facts, all cases are covered, and the argument proves exactly what was asked. I found no issues.",
-    0.5: "The argument is sound overall, but some steps are only asserted or sketched: details a complete proof must "
-         "give are omitted, or a minor error needs fixing. The main idea works.",
-    0.0: "The proof does not establish the claim: a key step is false or unjustified, or the argument does not "
-         "address what the problem asks. This is a fatal error, so the proof cannot be accepted.",
-}
-
-COLD_START_RATINGS = {
-    1.0: "Each defect the evaluation reports is real and accurately described, its summary of the proof is faithful, "
-         "and its score matches the defects it found.",
-    0.5: "The evaluation invents no defect, but it misses real problems or its score does not match what it found.",
-    0.0: "The defects the evaluation reports do not exist in the proof: its critique is unreasonable.",
-}
-
+REFERENCE_CRITIQUE_RATING = 1.0
+"""The meta rating a reference critique gets when it stands in for a rated analysis: it is assumed reasonable."""
 
 @dataclass(frozen=True)
 class TrainingRow:
@@ -131,6 +130,17 @@ def _reference(row: dict[str, Any], column: str, score_map: tuple[tuple[str, flo
     return value
 
 
+def _with_verifier_row_columns(data: DataSettings, row: dict[str, Any], needs_rating: bool) -> tuple[DataSettings, bool]:
+    """(the columns to read, whether critiques stand in for rated analyses) for a file whose first row is ``row``."""
+    names = VerifierRowColumns()
+    changes = {field: fallback for field, fallback in (("score_column", names.score), ("critique_column", names.judgement))
+               if getattr(data, field) not in row and fallback in row}
+    data = replace(data, **changes)
+    as_analyses = (needs_rating and data.analysis_column not in row and data.rating_column not in row
+                   and is_verifier_rows(row) and data.critique_column == names.judgement and data.score_column in row)
+    return data, as_analyses
+
+
 def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifier", "generator")) -> list[TrainingRow]:
     """Every usable row for ``role``; InputError naming the first bad row, or if nothing is left.
 
@@ -142,7 +152,12 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
     score_map = parse_score_map(data.score_map)
     rows: list[TrainingRow] = []
     seen: set[str] = set()
-    for line, raw, error in rows_of(data):
+    triples = rows_of(data)
+    first = next(triples, None)
+    critiques_as_analyses = False
+    if first is not None and first[1] is not None:
+        data, critiques_as_analyses = _with_verifier_row_columns(data, first[1], needs_rating)
+    for line, raw, error in itertools.chain([first] if first is not None else [], triples):
         where = f"{data.path}: row at line {line}"
         if raw is None:
             raise InputError(f"{where}: {error}")
@@ -154,7 +169,11 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
                 proof = _text(raw, data.proof_column, "proof")
             if needs_score:
                 score = _reference(raw, data.score_column, score_map, "score")
-            if needs_rating:
+            if needs_rating and critiques_as_analyses:
+                critique_score = _reference(raw, data.score_column, score_map, "score")
+                analysis = verifier_answer(critique_score, critique_body(_text(raw, data.critique_column, "critique")))
+                rating = REFERENCE_CRITIQUE_RATING
+            elif needs_rating:
                 analysis = _text(raw, data.analysis_column, "analysis")
                 rating = _reference(raw, data.rating_column, (), "rating")
             goal = _goal(raw, data.goal_column) if role == "generator" else ()
@@ -169,6 +188,7 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
         seen.add(row_id)
         critique, assessment = ((str(raw.get(column) or "").strip() if role == "sft" else "")
                                 for column in (data.critique_column, data.assessment_column))
+        critique = critique_body(critique) if critique else ""
         rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating, critique, assessment, goal=goal))
     if not rows:
         raise InputError(f"no usable rows in {data.path} (after max_proof_chars={data.max_proof_chars})")
