@@ -99,7 +99,7 @@ def test_meta_filter_removes_invalid_critiques_at_each_n() -> None:
 
 def test_metrics_document_and_headline() -> None:
     document = metrics_document(evaluate(RECORDS, meta=True), SETTINGS, {"data_items": 6, "selected": 6})
-    assert list(document) == ["settings", "counts", "metrics_by_n", "meta_filtered"]
+    assert list(document) == ["settings", "counts", "metrics_by_n", "reference_verifier", "cost", "meta_filtered"]
     assert list(document["metrics_by_n"]) == ["1", "2"] and list(document["meta_filtered"]["by_n"]) == ["1", "2"]
     assert document["counts"]["data_items"] == 6 and document["counts"]["prompt_too_long"] == 1
     assert document["meta_filtered"]["by_n"]["2"]["removed_analyses"] == 1
