@@ -241,7 +241,7 @@ def write_outputs(out_dir: Path, evaluation: VerifierEvaluation, settings: Mappi
         meta_filtered={n: report.report for n, report in filtered.items()} if filtered is not None else None,
         meta_removed={n: report.removed for n, report in filtered.items()} if filtered is not None else None,
         counts={key.replace("_", " "): value for key, value in document["counts"].items()},
-        truth=truth,
+        truth=truth, reference=evaluation.reference, cost=evaluation.cost,
     )
     return document
 
