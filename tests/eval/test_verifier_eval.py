@@ -125,7 +125,8 @@ def test_write_outputs_writes_metrics_and_report(tmp_path: Path) -> None:
     assert json.loads((tmp_path / METRICS_NAME).read_text(encoding="utf-8")) == json.loads(json.dumps(document))
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert _Tables(page).ids == ["settings", "counts", "headline", "confusion", "per-class", "calibration", "metric-vs-n",
-                                 "headline-meta-filtered", "metric-vs-n-meta-filtered"]
+                                 "field-vs-n", "cost", "headline-meta-filtered", "metric-vs-n-meta-filtered"]
+    assert "Reference verifier" in page and "Not available" in page and 'id="definitions"' in page
     assert "data path" in page and "grades.jsonl" in page
     assert not list(tmp_path.glob("*.partial"))
 
