@@ -1,7 +1,9 @@
 """How well n sampled verifier scores agree with a human grade; pure functions, no model.
 
-Input: one :class:`VerifiedItem` per proof, holding the human score and the verifier's n
-sample scores, each 0, 0.5, 1 or None. The rules, decided once here:
+Input: one :class:`VerifiedItem` per proof (``eval.votes``, re-exported here), holding the
+human score and the verifier's n sample scores, each 0, 0.5, 1 or None, and where the data
+has them the human points and a reference verifier's score. The rules, decided once here
+(the vote rules in ``eval.votes``):
 
 * A None sample is a *format failure* (the verdict could not be parsed). It is counted in
   ``format_failures`` and left out of the mean and the majority; it is never read as 0
@@ -18,8 +20,9 @@ sample scores, each 0, 0.5, 1 or None. The rules, decided once here:
 * Balanced accuracy: the mean, over the human score classes present, of the share of that
   class's items whose majority score equals it (its recall; an item without a verdict counts
   as a miss, as in accuracy). Always answering one class scores 1 / classes present.
-* The field's binary judge metrics (``eval.binary_metrics``) and point-scale metrics
-  (``eval.point_metrics``) are computed from the same items and sit in the report.
+* The field's binary judge metrics (``eval.binary_metrics``: correct = score 1, one sample
+  and majority of n) and 0-7 point metrics (``eval.point_metrics``: 4-class accuracy, NMAE,
+  MAE) are computed from the same items and sit in every report.
 * AUROC ranks "human == 1" against the rest by the mean score; ties count one half
   (Mann-Whitney). It is None when either class is empty.
 * An item *passes all samples* when it has samples and every one is 1; a format failure
