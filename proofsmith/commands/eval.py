@@ -147,11 +147,9 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
                 ("balanced", "binary_balanced_accuracy")))
               + f"  3-class balanced_accuracy {_shown(summary['balanced_accuracy'])}"
               + f"  tokens_per_judgement {_shown(summary['tokens_per_judgement'])}")
-        if summary["points_reason"] is None:
-            print("0-7 points: " + "  ".join(f"{name} {_shown(summary['points_' + name])}"
-                                             for name in ("four_class_accuracy", "nmae", "mae_points")))
-        else:
-            print(f"0-7 points: n/a ({summary['points_reason']})")
+        print("0-7 points: " + "  ".join(f"{name} {_shown(summary['points_' + name])}"
+                                         for name in ("four_class_accuracy", "nmae", "mae_points"))
+              + (f"  ({summary['points_reason']})" if summary["points_reason"] else ""))
         reference = summary["reference_verifier"]
         if "reference" in reference:
             print(f"reference verifier ({reference['items']} proofs): " + "  ".join(
