@@ -1,7 +1,9 @@
 """How well n sampled verifier scores agree with a human grade; pure functions, no model.
 
-Input: one :class:`VerifiedItem` per proof, holding the human score and the verifier's n
-sample scores, each 0, 0.5, 1 or None. The rules, decided once here:
+Input: one :class:`VerifiedItem` per proof (``eval.votes``, re-exported here), holding the
+human score and the verifier's n sample scores, each 0, 0.5, 1 or None, and where the data
+has them the human points and a reference verifier's score. The rules, decided once here
+(the vote rules in ``eval.votes``):
 
 * A None sample is a *format failure* (the verdict could not be parsed). It is counted in
   ``format_failures`` and left out of the mean and the majority; it is never read as 0
@@ -15,6 +17,12 @@ sample scores, each 0, 0.5, 1 or None. The rules, decided once here:
   what corrupt rewards and auto-labels.
 * The confusion matrix (rows human, columns predicted, order 0, 0.5, 1), Cohen's kappa and
   per-class precision/recall use the majority score.
+* Balanced accuracy: the mean, over the human score classes present, of the share of that
+  class's items whose majority score equals it (its recall; an item without a verdict counts
+  as a miss, as in accuracy). Always answering one class scores 1 / classes present.
+* The field's binary judge metrics (``eval.binary_metrics``: correct = score 1, one sample
+  and majority of n) and 0-7 point metrics (``eval.point_metrics``: 4-class accuracy, NMAE,
+  MAE) are computed from the same items and sit in every report.
 * AUROC ranks "human == 1" against the rest by the mean score; ties count one half
   (Mann-Whitney). It is None when either class is empty.
 * An item *passes all samples* when it has samples and every one is 1; a format failure
@@ -29,49 +37,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from data.records import ALLOWED_SCORES, check_score, mean_score
+from data.records import ALLOWED_SCORES, mean_score
+from eval.binary_metrics import BinaryReport, binary_report
+from eval.point_metrics import PointReport, point_report
+from eval.votes import VerifiedItem, majority_score, rounded_mean_score, valid_scores
 
 SCALE: tuple[float, ...] = ALLOWED_SCORES
 """The score scale in matrix order: 0, 0.5, 1."""
-
-
-@dataclass(frozen=True)
-class VerifiedItem:
-    """One proof: its human score and the verifier's sampled scores (None = format failure)."""
-
-    human_score: float
-    sample_scores: tuple[float | None, ...]
-    id: str = ""
-
-    def __post_init__(self) -> None:
-        check_score(self.human_score, "human score", allow_none=False)
-        object.__setattr__(self, "sample_scores", tuple(self.sample_scores))
-        for score in self.sample_scores:
-            check_score(score, f"sample score of item {self.id or '?'}")
-
-
-def valid_scores(samples: Sequence[float | None]) -> list[float]:
-    """The samples that parsed, in order."""
-    return [score for score in samples if score is not None]
-
-
-def majority_score(samples: Sequence[float | None]) -> float | None:
-    """Most frequent valid score, the lowest one on a tie; None when there is none."""
-    counts = Counter(valid_scores(samples))
-    if not counts:
-        return None
-    return min(counts, key=lambda score: (-counts[score], score))
-
-
-def rounded_mean_score(samples: Sequence[float | None]) -> float | None:
-    """The mean rounded to the nearest of 0, 0.5, 1, halfway rounding down; None when no valid sample."""
-    scores = valid_scores(samples)
-    if not scores:
-        return None
-    # Integer arithmetic in halves: a float mean of 0.25 could land a hair either side.
-    halves, count = sum(round(2 * score) for score in scores), len(scores)
-    best = min(range(3), key=lambda step: (abs(halves - step * count), step))
-    return best / 2
 
 
 def rate(numerator: int, denominator: int) -> float | None:
@@ -95,6 +67,16 @@ def accuracy(humans: Sequence[float], predictions: Sequence[float | None]) -> fl
     if not humans:
         return None
     return sum(1 for human, predicted in zip(humans, predictions, strict=True) if predicted == human) / len(humans)
+
+
+def balanced_accuracy(humans: Sequence[float], predictions: Sequence[float | None]) -> float | None:
+    """Mean over the human classes present of the recall of ``predictions`` (None is a miss); None for no items."""
+    by_class: dict[float, list[bool]] = {}
+    for human, predicted in zip(humans, predictions, strict=True):
+        by_class.setdefault(human, []).append(predicted == human)
+    if not by_class:
+        return None
+    return sum(sum(hits) / len(hits) for hits in by_class.values()) / len(by_class)
 
 
 def mean_absolute_error(humans: Sequence[float], predictions: Sequence[float | None]) -> float | None:
@@ -206,6 +188,8 @@ class AgreementReport:
     items_without_verdict: int
     accuracy_majority: float | None
     accuracy_rounded_mean: float | None
+    balanced_accuracy: float | None
+    """Of the majority score: mean recall over the human classes present."""
     mean_absolute_error: float | None
     """Of the unrounded mean score."""
     confusion_matrix: tuple[tuple[int, ...], ...]
@@ -214,6 +198,10 @@ class AgreementReport:
     per_class: dict[str, ClassStats] = field(hash=False)
     auroc: float | None
     all_pass: AllPassStats
+    binary: BinaryReport
+    """Correct (score 1) vs not, as binary judges are reported (``eval.binary_metrics``)."""
+    points: PointReport
+    """On the IMO 0-7 point scale where the data has points (``eval.point_metrics``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -238,6 +226,7 @@ def agreement(items: Sequence[VerifiedItem]) -> AgreementReport:
         items_without_verdict=sum(1 for mean in means if mean is None),
         accuracy_majority=accuracy(humans, majorities),
         accuracy_rounded_mean=accuracy(humans, [rounded_mean_score(item.sample_scores) for item in items]),
+        balanced_accuracy=balanced_accuracy(humans, majorities),
         mean_absolute_error=mean_absolute_error(humans, means),
         confusion_matrix=confusion,
         cohen_kappa=cohen_kappa(confusion),
@@ -245,6 +234,8 @@ def agreement(items: Sequence[VerifiedItem]) -> AgreementReport:
         per_class=class_precision_recall(confusion),
         auroc=auroc([human == 1 for human, _ in scored], [mean for _, mean in scored]),
         all_pass=all_samples_pass(items),
+        binary=binary_report(items),
+        points=point_report(items),
     )
 
 
@@ -265,6 +256,6 @@ def agreement_by_sample_count(items: Sequence[VerifiedItem]) -> dict[int, Agreem
     """
     smallest = min((len(item.sample_scores) for item in items), default=0)
     return {
-        count: agreement([VerifiedItem(item.human_score, item.sample_scores[:count], item.id) for item in items])
+        count: agreement([item.first(count) for item in items])
         for count in sample_counts(smallest)
     }

@@ -12,7 +12,8 @@ Contract:
   command writes; the page presents them and is never the record.
 
 Tables carry stable ids (``settings``, ``counts``, ``headline``, ``confusion``, ``per-class``,
-``calibration``, ``metric-vs-n``, and with meta-filtered metrics ``headline-meta-filtered``
+``calibration``, ``metric-vs-n``, ``field-vs-n``, ``cost``, ``definitions`` (a list), with a
+reference verifier ``reference-verifier``, and with meta-filtered metrics ``headline-meta-filtered``
 and ``metric-vs-n-meta-filtered``; prover reports: ``summary-<name>``, ``rows``) so that
 the sections can be linked to.
 """
@@ -26,7 +27,11 @@ from pathlib import Path
 
 from data.atomic import write_text_atomic
 from eval import plots
+from eval.binary_metrics import TIE_RULE
+from eval.judge_cost import JudgeCost
 from eval.metrics import SCALE, AgreementReport, VerifiedItem, mean_score
+from eval.point_metrics import POINT_RULE
+from eval.reference_verifier import NO_REFERENCE, REFERENCE_RULE, ReferenceComparison
 from eval.truth import TruthReport
 
 REPORT_NAME = "report.html"
@@ -118,6 +123,12 @@ def _headline_rows(n: int, report: AgreementReport) -> list[tuple[str, object]]:
     return [
         ("items", report.items), ("samples per item (n)", n),
         ("accuracy (majority)", report.accuracy_majority), ("accuracy (rounded mean)", report.accuracy_rounded_mean),
+        ("balanced accuracy (majority)", report.balanced_accuracy),
+        ("binary accuracy, one sample (correct = score 1)", report.binary.accuracy_per_sample),
+        (f"binary accuracy, majority of {n}", report.binary.accuracy_majority),
+        ("binary balanced accuracy", report.binary.balanced_accuracy),
+        ("4-class accuracy (points 0/1/6/7)", report.points.four_class_accuracy),
+        ("NMAE (points / 7)", report.points.nmae), ("MAE on 0-7 points", report.points.mae_points),
         ("mean absolute error (mean score)", report.mean_absolute_error),
         ("Cohen's kappa", report.cohen_kappa), ("quadratic kappa", report.quadratic_kappa),
         ("AUROC (human = 1 vs rest, by mean score)", report.auroc),
@@ -132,6 +143,30 @@ def _metric_vs_n_rows(metrics_by_n: Mapping[int, AgreementReport]) -> list[list[
     return [[n, m.accuracy_majority, m.accuracy_rounded_mean, m.cohen_kappa, m.quadratic_kappa, m.auroc,
              m.all_pass.passed, m.all_pass.false_positive_rate, m.format_failure_rate]
             for n, m in sorted(metrics_by_n.items())]
+
+
+def _field_vs_n_rows(metrics_by_n: Mapping[int, AgreementReport]) -> list[list[object]]:
+    return [[n, m.balanced_accuracy, m.binary.accuracy_per_sample, m.binary.accuracy_majority, m.binary.balanced_accuracy,
+             m.points.four_class_accuracy, m.points.nmae, m.points.mae_points] for n, m in sorted(metrics_by_n.items())]
+
+
+_FIELD_VS_N_HEADERS = ("n", "balanced accuracy", "binary accuracy, one sample", "binary accuracy, majority of n",
+                       "binary balanced accuracy", "4-class accuracy", "NMAE", "MAE on 0-7 points")
+DEFINITIONS: tuple[tuple[str, str], ...] = (
+    ("accuracy (majority)", "share of proofs whose majority score (ties to the lowest; format failures are not votes) "
+                            "equals the human score; a proof without a verdict is wrong"),
+    ("balanced accuracy", "mean over the human score classes present of that class's recall of the majority score; "
+                          "always answering one class scores 1 / classes"),
+    ("binary accuracy, one sample", "correct = score 1, human correct = human score 1; the share of (proof, sample) "
+                                    "pairs whose verdict is the human one, a format failure wrong"),
+    ("binary accuracy, majority of n", "the binary vote of the first n samples (maj@n); " + TIE_RULE
+                                       + "; a proof with no parsed sample is wrong"),
+    ("binary balanced accuracy", "mean of the majority verdict's recall on humanly correct and humanly incorrect proofs"),
+    ("4-class accuracy, NMAE, MAE on 0-7 points", "only proofs graded in points out of 7; " + POINT_RULE),
+    ("tokens per judgement", "mean completion tokens of one verifier sample (prompt tokens are shared by the n samples "
+                             "and left out)"),
+    ("reference verifier", REFERENCE_RULE),
+)
 
 
 _METRIC_VS_N_HEADERS = ("n", "accuracy (majority)", "accuracy (rounded mean)", "Cohen's kappa", "quadratic kappa", "AUROC",
@@ -189,10 +224,48 @@ def _truth_section(truth: Mapping[int, TruthReport]) -> str:
     )
 
 
+def _reference_section(reference: ReferenceComparison | None) -> str:
+    if reference is None:
+        return _section("Reference verifier", f"<p>Not available: {html.escape(NO_REFERENCE)}.</p>\n")
+    rows: list[list[object]] = []
+    for label, name in (("accuracy (3-class)", "accuracy_majority"), ("balanced accuracy", "balanced_accuracy"),
+                        ("mean absolute error (score)", "mean_absolute_error")):
+        rows.append([label, getattr(reference.reference, name), getattr(reference.ours, name)])
+    for label, name in (("binary accuracy (verdict)", "accuracy_majority"), ("binary balanced accuracy", "balanced_accuracy")):
+        rows.append([label, getattr(reference.reference.binary, name), getattr(reference.ours.binary, name)])
+    for label, name in (("4-class accuracy", "four_class_accuracy"), ("NMAE", "nmae"), ("MAE on 0-7 points", "mae_points")):
+        rows.append([label, getattr(reference.reference.points, name), getattr(reference.ours.points, name)])
+    rows.append(["MAE of the unrounded rating (score)", reference.mae_reference_score, reference.ours.mean_absolute_error])
+    rows.append(["MAE of 7 x the unrounded rating (points)", reference.mae_reference_points,
+                 reference.ours.points.mae_points_mean_score])
+    gaps = [[n, gap] for n, gap in sorted(reference.ours_vs_reference_mae.items())]
+    return _section(
+        f"Reference verifier ({reference.items} proofs)",
+        f"<p>{html.escape(REFERENCE_RULE)}. Ours: the majority of our first {reference.n} samples, on the same proofs.</p>\n",
+        _table("reference-verifier", ["metric", "reference verifier", f"ours (n = {reference.n})"], rows),
+        _table("reference-gap", ["n", "mean |our mean score - reference rating|"], gaps),
+    )
+
+
+def _cost_section(cost: JudgeCost) -> str:
+    return _section("Cost", _table("cost", ["measure", "value"], [
+        ("proofs", cost.proofs), ("verifier samples (judgements)", cost.judgements),
+        ("completion tokens per judgement", cost.tokens_per_judgement),
+        ("share of judgements cut at max_tokens", cost.hit_max_tokens), ("meta ratings", cost.meta_ratings),
+        ("completion tokens per meta rating", cost.tokens_per_meta_rating),
+        ("completion tokens per proof (verifier + meta)", cost.tokens_per_proof)]))
+
+
+def _definitions_section() -> str:
+    entries = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape(text)}</li>\n" for name, text in DEFINITIONS)
+    return _section("Definitions", f'<ul id="definitions">\n{entries}</ul>\n')
+
+
 def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[int, AgreementReport],
                          items: Sequence[VerifiedItem], meta_filtered: Mapping[int, AgreementReport] | None = None,
                          meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None,
-                         truth: Mapping[int, TruthReport] | None = None) -> str:
+                         truth: Mapping[int, TruthReport] | None = None, reference: ReferenceComparison | None = None,
+                         cost: JudgeCost | None = None) -> str:
     """The verifier-agreement page; the headline uses the largest n of ``metrics_by_n``.
 
     ``meta_filtered`` (metrics after the meta-verifier's veto, by n) and ``meta_removed``
@@ -227,12 +300,20 @@ def verifier_report_html(settings: Mapping[str, object], metrics_by_n: Mapping[i
                                       for label, stats in report.per_class.items()])),
         _section("Calibration", _table("calibration", ["human score", "items with a verdict", "mean verifier score"],
                                        [[f"{score:g}", count, mean] for score, mean, count in points])),
-        _section("Metrics against n", _table("metric-vs-n", _METRIC_VS_N_HEADERS, _metric_vs_n_rows(metrics_by_n))),
+        _section("Metrics against n", _table("metric-vs-n", _METRIC_VS_N_HEADERS, _metric_vs_n_rows(metrics_by_n)),
+                 _table("field-vs-n", _FIELD_VS_N_HEADERS, _field_vs_n_rows(metrics_by_n)),
+                 "<p>0-7 point metrics: " + html.escape(report.points.reason or f"{report.points.on_scale} proofs graded "
+                 f"in points out of 7 ({report.points.four_class_items} on 0/1/6/7), {report.points.off_scale} left out")
+                 + ".</p>\n"),
+        _reference_section(reference),
     ]
+    if cost is not None:
+        sections.append(_cost_section(cost))
     if truth:
         sections.append(_truth_section(truth))
     if meta_filtered:
         sections.append(_meta_filtered_section(meta_filtered, meta_removed or {}))
+    sections.append(_definitions_section())
     return _page("Verifier evaluation", sections)
 
 
@@ -240,14 +321,16 @@ def write_verifier_report(out_dir: str | Path, settings: Mapping[str, object],
                           metrics_by_n: Mapping[int, AgreementReport], items: Sequence[VerifiedItem],
                           meta_filtered: Mapping[int, AgreementReport] | None = None,
                           meta_removed: Mapping[int, int] | None = None, counts: Mapping[str, object] | None = None,
-                          truth: Mapping[int, TruthReport] | None = None) -> Path:
+                          truth: Mapping[int, TruthReport] | None = None, reference: ReferenceComparison | None = None,
+                          cost: JudgeCost | None = None) -> Path:
     """Write ``out_dir/report.html`` for a verifier-agreement run; returns its path.
 
     ``settings``: what the run used, shown in order (model, engine, data path, grade mapping,
     n, meta m, ...); ``metrics_by_n``: :func:`eval.metrics.agreement_by_sample_count`; the
     optional rest as in :func:`verifier_report_html`.
     """
-    return _write(out_dir, verifier_report_html(settings, metrics_by_n, items, meta_filtered, meta_removed, counts, truth))
+    return _write(out_dir, verifier_report_html(settings, metrics_by_n, items, meta_filtered, meta_removed, counts, truth,
+                                                reference, cost))
 
 
 def _columns(rows: Sequence[Mapping[str, object]]) -> list[str]:

@@ -32,6 +32,10 @@ records only; it runs no model. The rules, decided once here:
   Filtering at each n separately keeps the curve meaning "n verifications, then the
   meta-verifier's veto", and ``samples_per_item`` of a filtered report is therefore None
   when items lost different numbers of analyses.
+* Point grades and a reference verifier's score are not in the records (they are the
+  ``label`` pipeline's): they come from the data, joined by id (:func:`grade_facts`), into
+  each item, for ``eval.point_metrics`` and ``eval.reference_verifier``. Token costs come
+  from the records (``eval.judge_cost``).
 """
 
 from __future__ import annotations
@@ -40,19 +44,52 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data.atomic import write_text_atomic
 from data.jsonl import read_jsonl
+from eval.judge_cost import JudgeCost, judge_cost
 from eval.metrics import AgreementReport, VerifiedItem, agreement, agreement_by_sample_count, sample_counts
+from eval.reference_verifier import NO_REFERENCE, ReferenceComparison, reference_comparison
 from eval.report import write_verifier_report
 from eval.truth import TruthReport
+
+if TYPE_CHECKING:
+    from eval.human_grades import HumanGrade
 
 METRICS_NAME = "metrics.json"
 META_FILTER_RULE = (
     "at each n, the first n analyses of an item minus those the meta-verifier refuted "
     "(critique == refuted: most ratings say the defects are not real); removed analyses are not format failures"
 )
+
+
+@dataclass(frozen=True)
+class GradeFacts:
+    """What the data says of one proof beyond its 0/0.5/1 score."""
+
+    human_points: float | None = None
+    max_points: float | None = None
+    reference_score: float | None = None
+    """Another verifier's mean score in [0, 1] (DeepSeekMath-V2's ``average_automatic_rating``)."""
+
+    def __post_init__(self) -> None:
+        if (self.human_points is None) != (self.max_points is None):
+            raise ValueError("human_points and max_points go together")
+
+
+NO_FACTS = GradeFacts()
+
+
+def grade_facts(grade: HumanGrade) -> GradeFacts:
+    """Points (GradingBench: out of 7; DeepSeekMath-V2: out of the contest's maximum) and reference score of a grade."""
+    points = maximum = None
+    if grade.source == "imo-gradingbench":
+        points, maximum = float(grade.raw_grade), 7.0
+    elif grade.source == "deepseek-math-v2":
+        points, maximum = (float(part) for part in grade.raw_grade.split("/"))
+    rating = grade.source_fields.get("average_automatic_rating")
+    return GradeFacts(points, maximum, None if rating is None else float(rating))
 
 
 @dataclass(frozen=True)
@@ -80,6 +117,9 @@ class VerifierEvaluation:
     """None when meta-verification did not run (m = 0)."""
     counts: dict[str, int]
     """``records``, ``evaluated``, ``prompt_too_long``, ``without_human_score``."""
+    reference: ReferenceComparison | None = None
+    """The data's reference verifier against the humans, beside ours; None when the data has none."""
+    cost: JudgeCost | None = None
 
     @property
     def n(self) -> int | None:
@@ -128,35 +168,42 @@ def usable(records: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]
     return kept, counts
 
 
-def raw_item(record: Mapping[str, Any]) -> VerifiedItem:
-    return VerifiedItem(record["human_score"], tuple(analysis["score"] for analysis in record["analyses"]), record["id"])
+def raw_item(record: Mapping[str, Any], facts: GradeFacts = NO_FACTS, scores: Sequence[float | None] | None = None) -> VerifiedItem:
+    """The record's item: its analyses' scores (or ``scores``), with the data's ``facts``."""
+    samples = tuple(analysis["score"] for analysis in record["analyses"]) if scores is None else tuple(scores)
+    return VerifiedItem(record["human_score"], samples, record["id"], facts.human_points, facts.max_points,
+                        facts.reference_score)
 
 
-def filtered_item(record: Mapping[str, Any], count: int) -> tuple[VerifiedItem, int, int]:
+def filtered_item(record: Mapping[str, Any], count: int, facts: GradeFacts = NO_FACTS) -> tuple[VerifiedItem, int, int]:
     """The item's first ``count`` analyses without those the meta-verifier refuted; (item, removed, unjudged)."""
     first = record["analyses"][:count]
     kept = [analysis["score"] for analysis in first if not judged_invalid(analysis)]
-    return (VerifiedItem(record["human_score"], tuple(kept), record["id"]), len(first) - len(kept),
-            sum(1 for analysis in first if unjudged(analysis)))
+    return (raw_item(record, facts, kept), len(first) - len(kept), sum(1 for analysis in first if unjudged(analysis)))
 
 
-def meta_filtered_by_sample_count(records: Sequence[Mapping[str, Any]]) -> dict[int, FilteredReport]:
+def meta_filtered_by_sample_count(records: Sequence[Mapping[str, Any]],
+                                  facts: Mapping[str, GradeFacts] | None = None) -> dict[int, FilteredReport]:
     """Meta-filtered metrics at n = 1, 2, 4, ... up to the smallest analysis count among ``records``."""
     smallest = min((len(record["analyses"]) for record in records), default=0)
+    facts = facts or {}
     reports = {}
     for count in sample_counts(smallest):
-        filtered = [filtered_item(record, count) for record in records]
+        filtered = [filtered_item(record, count, facts.get(record["id"], NO_FACTS)) for record in records]
         reports[count] = FilteredReport(agreement([item for item, _, _ in filtered]),
                                         sum(removed for _, removed, _ in filtered), sum(left for _, _, left in filtered))
     return reports
 
 
-def evaluate(records: Iterable[Mapping[str, Any]], meta: bool) -> VerifierEvaluation:
-    """Raw and (with ``meta``) meta-filtered metrics of a run's records."""
+def evaluate(records: Iterable[Mapping[str, Any]], meta: bool,
+             facts: Mapping[str, GradeFacts] | None = None) -> VerifierEvaluation:
+    """Raw and (with ``meta``) meta-filtered metrics of a run's records; ``facts`` by id from :func:`grade_facts`."""
     kept, counts = usable(records)
-    items = tuple(raw_item(record) for record in kept)
-    return VerifierEvaluation(items, agreement_by_sample_count(items),
-                              meta_filtered_by_sample_count(kept) if meta else None, counts)
+    facts = facts or {}
+    items = tuple(raw_item(record, facts.get(record["id"], NO_FACTS)) for record in kept)
+    by_n = agreement_by_sample_count(items)
+    return VerifierEvaluation(items, by_n, meta_filtered_by_sample_count(kept, facts) if meta else None, counts,
+                              reference_comparison(items, max(by_n, default=None)), judge_cost(kept))
 
 
 def metrics_document(evaluation: VerifierEvaluation, settings: Mapping[str, Any], counts: Mapping[str, int],
@@ -167,6 +214,8 @@ def metrics_document(evaluation: VerifierEvaluation, settings: Mapping[str, Any]
         "settings": dict(settings),
         "counts": {**counts, **evaluation.counts},
         "metrics_by_n": {str(n): report.to_dict() for n, report in sorted(evaluation.metrics_by_n.items())},
+        "reference_verifier": evaluation.reference.to_dict() if evaluation.reference else {"reason": NO_REFERENCE},
+        "cost": evaluation.cost.to_dict() if evaluation.cost else None,
     }
     if truth:
         document["truth_by_n"] = {str(n): report.to_dict() for n, report in sorted(truth.items())}
@@ -192,13 +241,34 @@ def write_outputs(out_dir: Path, evaluation: VerifierEvaluation, settings: Mappi
         meta_filtered={n: report.report for n, report in filtered.items()} if filtered is not None else None,
         meta_removed={n: report.removed for n, report in filtered.items()} if filtered is not None else None,
         counts={key.replace("_", " "): value for key, value in document["counts"].items()},
-        truth=truth,
+        truth=truth, reference=evaluation.reference, cost=evaluation.cost,
     )
     return document
 
 
-HEADLINE_KEYS = ("accuracy_majority", "accuracy_rounded_mean", "mean_absolute_error", "cohen_kappa", "quadratic_kappa",
-                 "auroc", "format_failure_rate", "items_without_verdict")
+HEADLINE_KEYS = ("accuracy_majority", "accuracy_rounded_mean", "balanced_accuracy", "mean_absolute_error", "cohen_kappa",
+                 "quadratic_kappa", "auroc", "format_failure_rate", "items_without_verdict")
+BINARY_KEYS = ("accuracy_per_sample", "accuracy_majority", "balanced_accuracy")
+POINT_KEYS = ("four_class_accuracy", "nmae", "mae_points", "reason")
+
+
+def field_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The field's figures of one metrics_by_n entry: binary judge and point-scale metrics (``binary_``/``points_``)."""
+    return {**{f"binary_{key}": report["binary"][key] for key in BINARY_KEYS},
+            **{f"points_{key}": report["points"][key] for key in POINT_KEYS}}
+
+
+def reference_headline(reference: Mapping[str, Any]) -> dict[str, Any]:
+    """The reference verifier beside ours, for the summary: its metrics, ours on the same proofs, the gap."""
+    if "reference" not in reference:
+        return {"reason": reference.get("reason")}
+    pick = ("accuracy_majority", "balanced_accuracy", "mean_absolute_error")
+    gaps = reference["ours_vs_reference_mae"]
+    return {"items": reference["items"], "n": reference["n"],
+            **{side: {**{key: reference[side][key] for key in pick}, **field_metrics(reference[side])}
+               for side in ("reference", "ours")},
+            "mae_reference_points": reference["mae_reference_points"],
+            "ours_vs_reference_mae": gaps[max(gaps, key=int)] if gaps else None}
 
 
 def headline(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -209,7 +279,10 @@ def headline(document: Mapping[str, Any]) -> dict[str, Any]:
         n = max(by_n, key=int)
         report = by_n[n]
         summary.update(n=int(n), **{key: report[key] for key in HEADLINE_KEYS},
-                       all_pass_false_positive_rate=report["all_pass"]["false_positive_rate"])
+                       all_pass_false_positive_rate=report["all_pass"]["false_positive_rate"], **field_metrics(report),
+                       binary_accuracy_one_sample=by_n["1"]["binary"]["accuracy_per_sample"] if "1" in by_n else None,
+                       tokens_per_judgement=(document.get("cost") or {}).get("tokens_per_judgement"),
+                       reference_verifier=reference_headline(document.get("reference_verifier") or {}))
         truth = document.get("truth_by_n", {})
         if truth:
             summary["truth"] = truth[max(truth, key=int)]

@@ -102,11 +102,11 @@ def report(args: argparse.Namespace, out: Path, config: Config, selected: list[H
            verified_now: int, engine_info: dict[str, Any]) -> int:
     """Metrics and report from every record of the selected proofs; the summary on stdout."""
     from eval.truth import truth_by_sample_count, truths_from
-    from eval.verifier_eval import evaluate, headline, read_records, write_outputs
+    from eval.verifier_eval import evaluate, grade_facts, headline, read_records, write_outputs
 
     settings = config.eval_verifier
     records = read_records(out / ITEMS_NAME, [grade.id for grade in selected])
-    evaluation = evaluate(records, meta=settings.meta > 0)
+    evaluation = evaluate(records, meta=settings.meta > 0, facts={grade.id: grade_facts(grade) for grade in selected})
     truths = truths_from({grade.id: grade.source_fields for grade in selected}, {grade.id: grade.human_score for grade in selected},
                          {grade.id: grade.proof for grade in selected})
     truth = truth_by_sample_count(records, truths) if truths else None
@@ -149,6 +149,21 @@ def print_summary(summary: dict[str, Any], out: Path) -> None:
         names = ("accuracy_majority", "cohen_kappa", "quadratic_kappa", "auroc", "format_failure_rate",
                  "all_pass_false_positive_rate")
         print(f"n = {summary['n']}: " + "  ".join(f"{name} {_shown(summary[name])}" for name in names))
+        print("binary (correct = score 1): " + "  ".join(
+            f"{name} {_shown(summary[key])}" for name, key in (
+                ("one_sample", "binary_accuracy_one_sample"), (f"maj@{summary['n']}", "binary_accuracy_majority"),
+                ("balanced", "binary_balanced_accuracy")))
+              + f"  3-class balanced_accuracy {_shown(summary['balanced_accuracy'])}"
+              + f"  tokens_per_judgement {_shown(summary['tokens_per_judgement'])}")
+        print("0-7 points: " + "  ".join(f"{name} {_shown(summary['points_' + name])}"
+                                         for name in ("four_class_accuracy", "nmae", "mae_points"))
+              + (f"  ({summary['points_reason']})" if summary["points_reason"] else ""))
+        reference = summary["reference_verifier"]
+        if "reference" in reference:
+            print(f"reference verifier ({reference['items']} proofs): " + "  ".join(
+                f"{name} {_shown(reference['reference'][key])} (ours {_shown(reference['ours'][key])})" for name, key in (
+                    ("accuracy", "accuracy_majority"), ("binary_accuracy", "binary_accuracy_majority"),
+                    ("nmae", "points_nmae"))) + f"  |ours - reference| {_shown(reference['ours_vs_reference_mae'])}")
         filtered = summary.get("meta_filtered")
         if filtered:
             print("meta-filtered: " + "  ".join(f"{name} {_shown(filtered[name])}" for name in names)

@@ -12,6 +12,7 @@ from eval.metrics import (
     agreement,
     agreement_by_sample_count,
     all_samples_pass,
+    balanced_accuracy,
     auroc,
     class_precision_recall,
     cohen_kappa,
@@ -22,6 +23,7 @@ from eval.metrics import (
     rounded_mean_score,
     sample_counts,
 )
+from eval.point_metrics import NO_POINTS
 
 # Human scores and predictions used for the confusion-matrix examples.
 HUMANS = [1, 1, 1, 0, 0, 0.5, 0.5, 0]
@@ -170,6 +172,27 @@ def test_agreement_report_by_hand() -> None:
     # a: tie c, beats d, e -> 2.5; b: loses c, beats d, e -> 2; (2.5 + 2) / 6 = 0.75
     assert report.auroc == pytest.approx(0.75)
     assert (report.all_pass.passed, report.all_pass.false_positives) == (2, 1)
+    # recall of the majority per human class: 1 -> a, b both right (1); 0 -> c wrong, d right (1/2);
+    # 0.5 -> e right, f without a verdict (1/2)
+    assert report.balanced_accuracy == pytest.approx((1 + 1 / 2 + 1 / 2) / 3)
+    # binary votes: a, b correct (right), c correct (wrong), d, e not (right), f none (wrong)
+    assert report.binary.accuracy_majority == pytest.approx(4 / 6) and report.binary.humanly_correct == 2
+    assert report.points.reason == NO_POINTS and report.points.nmae is None
+
+
+def test_balanced_accuracy_by_hand() -> None:
+    # recalls: human 1 -> 2 of 3, human 0 -> 2 of 3, human 0.5 -> 1 of 2
+    assert balanced_accuracy(HUMANS, PREDICTED) == pytest.approx((2 / 3 + 2 / 3 + 1 / 2) / 3)
+    assert balanced_accuracy([1, 0], [None, 0]) == pytest.approx(0.5)  # no prediction is a miss
+    assert balanced_accuracy([0, 0, 0], [0, 0, 0]) == 1.0  # one class present
+    assert balanced_accuracy([], []) is None
+
+
+def test_the_curve_keeps_points_and_reference() -> None:
+    item = VerifiedItem(0.5, (0.5, 1, 1), "a", 6, 7, 0.75)
+    curve = agreement_by_sample_count([item])
+    assert item.first(1) == VerifiedItem(0.5, (0.5,), "a", 6, 7, 0.75)
+    assert curve[1].points.mae_points == 0 and curve[3].points.mae_points == 1  # 0.5 -> 6; then the majority 1 -> 7
 
 
 def test_agreement_report_serializes_to_json() -> None:

@@ -112,7 +112,7 @@ def test_verifier_report_tables_and_plots(tmp_path: Path) -> None:
     path = write_verifier_report(tmp_path, SETTINGS, agreement_by_sample_count(ITEMS), ITEMS)
     page = _Page(path.read_text(encoding="utf-8"))
     assert path == tmp_path / "report.html"
-    assert set(page.tables) == {"settings", "headline", "confusion", "per-class", "calibration", "metric-vs-n"}
+    assert set(page.tables) == {"settings", "headline", "confusion", "per-class", "calibration", "metric-vs-n", "field-vs-n"}
     assert _as_dict(page.tables["settings"]) == {
         "model": "SmolLM2-135M", "engine": "transformers", "data path": "grades.csv",
         "grade mapping": "almost-half", "n": "4", "meta m": "n/a"}
@@ -251,7 +251,7 @@ def test_chromium_renders_verifier_report(tmp_path: Path) -> None:
     assert [image["alt"] for image in rendered["images"]] == ALTS
     _assert_images_render(rendered["images"])
     tables = rendered["tables"]
-    assert set(tables) == {"settings", "headline", "confusion", "per-class", "calibration", "metric-vs-n"}
+    assert set(tables) == {"settings", "headline", "confusion", "per-class", "calibration", "metric-vs-n", "field-vs-n"}
     assert all(table["height"] > 0 for table in tables.values())
     headline = _as_dict(tables["headline"]["rows"])
     assert (headline["accuracy (majority)"], headline["Cohen's kappa"], headline["all-pass false-positive rate"]) == \

@@ -14,7 +14,9 @@ from eval.metrics import VerifiedItem, agreement_by_sample_count
 from eval.verifier_eval import (
     METRICS_NAME,
     evaluate,
+    GradeFacts,
     filtered_item,
+    grade_facts,
     headline,
     judged_invalid,
     metrics_document,
@@ -99,7 +101,7 @@ def test_meta_filter_removes_invalid_critiques_at_each_n() -> None:
 
 def test_metrics_document_and_headline() -> None:
     document = metrics_document(evaluate(RECORDS, meta=True), SETTINGS, {"data_items": 6, "selected": 6})
-    assert list(document) == ["settings", "counts", "metrics_by_n", "meta_filtered"]
+    assert list(document) == ["settings", "counts", "metrics_by_n", "reference_verifier", "cost", "meta_filtered"]
     assert list(document["metrics_by_n"]) == ["1", "2"] and list(document["meta_filtered"]["by_n"]) == ["1", "2"]
     assert document["counts"]["data_items"] == 6 and document["counts"]["prompt_too_long"] == 1
     assert document["meta_filtered"]["by_n"]["2"]["removed_analyses"] == 1
@@ -125,7 +127,8 @@ def test_write_outputs_writes_metrics_and_report(tmp_path: Path) -> None:
     assert json.loads((tmp_path / METRICS_NAME).read_text(encoding="utf-8")) == json.loads(json.dumps(document))
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert _Tables(page).ids == ["settings", "counts", "headline", "confusion", "per-class", "calibration", "metric-vs-n",
-                                 "headline-meta-filtered", "metric-vs-n-meta-filtered"]
+                                 "field-vs-n", "cost", "headline-meta-filtered", "metric-vs-n-meta-filtered"]
+    assert "Reference verifier" in page and "Not available" in page and 'id="definitions"' in page
     assert "data path" in page and "grades.jsonl" in page
     assert not list(tmp_path.glob("*.partial"))
 
@@ -147,3 +150,32 @@ def test_read_records_keeps_the_order_of_the_ids(tmp_path: Path) -> None:
     path.write_text('{"id": "a"}\n{"id": \n', encoding="utf-8")
     with pytest.raises(InputError, match="line 2 is not JSON"):
         read_records(path, ["a"])
+
+
+def test_grade_facts_read_points_and_the_reference_from_the_data() -> None:
+    from eval.human_grades import HumanGrade
+
+    bench = HumanGrade("GB-1", "P", "Q", 0.5, "6", "imo-gradingbench")
+    deepseek = HumanGrade("CMO2024-3", "P", "Q", 0.0, "9/21", "deepseek-math-v2",
+                          source_fields={"max_points": 21, "average_automatic_rating": 0.9296875})
+    corpus = HumanGrade("opc-1", "P", "Q", 1.0, "correct", "open-proof-corpus")
+    assert grade_facts(bench) == GradeFacts(6.0, 7.0, None)
+    assert grade_facts(deepseek) == GradeFacts(9.0, 21.0, 0.9296875)
+    assert grade_facts(corpus) == GradeFacts()
+
+
+def test_facts_join_the_records_by_id() -> None:
+    facts = {"a": GradeFacts(7.0, 7.0, 1.0), "b": GradeFacts(0.0, 7.0, 0.75), "c": GradeFacts(7.0, 7.0, None)}
+    evaluation = evaluate(RECORDS, meta=True, facts=facts)
+    # at n = 2 the majorities are a 1 -> 7 (human 7), b tie 0 / 1 -> 0 (human 0), c tie -> 0 (human 7); d has no points
+    points = evaluation.metrics_by_n[2].points
+    assert (points.on_scale, points.off_scale, points.mae_points) == (3, 1, pytest.approx(7 / 3))
+    assert evaluation.meta_filtered is not None and evaluation.meta_filtered[2].report.points.on_scale == 3
+    reference = evaluation.reference
+    assert reference is not None and reference.items == 2  # a and b carry a reference score
+    assert reference.reference.accuracy_majority == pytest.approx(1 / 2)  # a: 1 right; b: 0.75 -> 0.5, human 0
+    document = metrics_document(evaluation, SETTINGS, {})
+    assert document["reference_verifier"]["items"] == 2
+    summary = headline(document)
+    assert summary["points_mae_points"] == pytest.approx(7 / 3) and summary["reference_verifier"]["items"] == 2
+    assert "reason" in metrics_document(evaluate(RECORDS, meta=False), SETTINGS, {})["reference_verifier"]

@@ -135,6 +135,9 @@ def test_eval_verifier_on_the_embedded_model_then_resume(cli, tmp_path: Path, em
         analysis["score"] is None for record in records for analysis in record["analyses"])
     assert summary["n"] == 2 and summary["accuracy_majority"] == metrics["metrics_by_n"]["2"]["accuracy_majority"]
     assert summary["engine"] == "transformers" == metrics["settings"]["engine"]
+    assert metrics["cost"]["judgements"] == 6 and metrics["cost"]["tokens_per_judgement"] <= 24
+    assert summary["binary_accuracy_majority"] == metrics["metrics_by_n"]["2"]["binary"]["accuracy_majority"]
+    assert summary["points_reason"] and "reason" in metrics["reference_verifier"]  # plain JSONL: no points, no reference
     assert (out / "report.html").exists() and (out / "config.toml").exists()
 
     before = (out / "items.jsonl").read_bytes()
@@ -300,3 +303,28 @@ def test_the_grader_shares_the_prover_engine_unless_it_names_another() -> None:
     assert grader is not None
     assert (grader.backend, grader.model, grader.base_urls, grader.api_key_env) == ("openai", "judge", ["http://a/v1"], "JUDGE_KEY")
     assert served.engine.model == "embedded"  # the prover's settings are untouched
+
+
+def test_points_and_the_reference_verifier_reach_the_summary(cli, tmp_path: Path) -> None:
+    """DeepSeekMath-V2 outputs carry points and the release's verifier mean: a finished run reports both."""
+    data, out = tmp_path / "IMO2025.jsonl", tmp_path / "run"
+    rows = [{"problem_idx": f"IMO2025-{index}", "question": "Prove it.", "model_prediction": {
+        "proof": "Proof.", "human_rating": points, "average_automatic_rating": rating}}
+            for index, (points, rating) in enumerate([(7, 1.0), (0, 1.0)], start=1)]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    base = ("eval", "verifier", str(data), "--out", str(out), "--samples", "2", *NO_MODEL)
+    assert cli(*base, "--dry-run").returncode == 0
+    records = [label_record("IMO2025-1", 1, [1, 1]), label_record("IMO2025-2", 0, [0, None], [1])]
+    (out / "items.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    result = cli(*base, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    # ours: 1 -> 7 points (human 7), 0 -> 0 (human 0); the release's verifier says 1 -> 7 for both (one false pass)
+    assert summary["points_mae_points"] == 0 and summary["points_four_class_accuracy"] == 1.0
+    assert summary["binary_accuracy_majority"] == 1.0 and summary["binary_accuracy_one_sample"] == 1.0
+    assert summary["tokens_per_judgement"] == 5
+    reference = summary["reference_verifier"]
+    assert reference["items"] == 2 and reference["reference"]["points_mae_points"] == 3.5
+    assert reference["reference"]["binary_accuracy_majority"] == 0.5 and reference["ours_vs_reference_mae"] == 0.5
+    text = cli(*base)
+    assert "0-7 points: four_class_accuracy 1.000" in text.stdout and "reference verifier (2 proofs)" in text.stdout
