@@ -178,9 +178,9 @@ DEEPSEEK_INPUTS = REAL_FILE.parents[1] / "deepseek-math-v2" / "inputs"
 
 def test_deepseek_inputs_are_detected_and_read_with_problem_idx_as_id() -> None:
     problems = read_benchmark_problems(DEEPSEEK_SAMPLE)
-    assert [problem.id for problem in problems] == ["TOY2025-1", "TOY2025-2"]
+    assert [problem.id for problem in problems] == ["IMO2099-1", "IMO2099-2"]
     assert problems[0].short_answer == "" and problems[1].short_answer == "$n = \\pm 2$"  # "null": a pure proof
-    assert problems[0].problem.startswith("Prove that") and problems[0].source == "TOY2025"
+    assert problems[0].problem.startswith("Prove that") and problems[0].source == "IMO2099"
     assert read_benchmark_problems(DEEPSEEK_SAMPLE, "deepseek-math-v2") == problems
 
 
