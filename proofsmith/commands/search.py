@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
@@ -15,6 +15,10 @@ from engine.progress import Progress
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, to_toml
 from proofsmith.workloads import search_workload
+
+if TYPE_CHECKING:
+    from generator.config import SearchConfig
+    from generator.search import Candidate
 
 
 def run_directory(path: str | None) -> Path:
@@ -63,7 +67,8 @@ def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
     return 0
 
 
-def write_result(directory: Path, pool: list[Any], settings: Any, elapsed_s: float, engine: dict[str, Any]) -> dict[str, Any]:
+def write_result(directory: Path, pool: list[Candidate], settings: SearchConfig, elapsed_s: float,
+                 engine: dict[str, Any]) -> dict[str, Any]:
     """``result.json`` of one search (written atomically): the final proof, the best record, the pool's size and passes."""
     from generator.search import best, final_proof, full_passes
 
