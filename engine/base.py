@@ -75,11 +75,15 @@ class Completion:
     text: str
     finish_reason: FinishReason
     completion_tokens: int | None
-    """Tokens generated for this completion; None when the server only reports a total."""
+    """Tokens generated for this completion; None only from a backend that cannot count them."""
+    tokens_estimated: bool = False
+    """True when ``completion_tokens`` is this completion's share of a total the server reported for all ``n``."""
 
     def __post_init__(self) -> None:
         if self.finish_reason not in ("stop", "length"):
             raise ValueError(f"unknown finish reason {self.finish_reason!r}")
+        if self.completion_tokens is not None and self.completion_tokens < 0:
+            raise ValueError(f"completion_tokens cannot be negative, got {self.completion_tokens}")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,11 @@ timeouts, 429 and 5xx are retried with exponential backoff and jitter; when a re
 used up its retries the whole call fails with a one-line ``EngineUnavailableError``. Other
 4xx answers are not retried: they name a problem in the request (too long a prompt, an
 unknown model, a bad key).
+
+Token counts follow ``engine.token_counts``: a request with ``n > 1`` asks for each choice's
+``token_ids`` (vLLM's ``return_token_ids``) so every completion's count is exact; a server
+that refuses that field (400/422 naming it) is asked again without it, for the rest of the
+engine's life, and its totals are split across the choices and flagged as estimates.
 """
 
 from __future__ import annotations
@@ -26,9 +31,12 @@ from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
 from engine.model_store import EMBEDDED
 from engine.progress import GenerationProgress
+from engine.token_counts import choice_token_counts
 
 logger = logging.getLogger(__name__)
 
+TOKEN_IDS_FIELD = "return_token_ids"
+"""vLLM's request field that adds each choice's generated ``token_ids`` to the answer."""
 _CONTEXT_MARKERS = ("maximum context length", "longer than the maximum model length", "context length", "too long")
 
 
@@ -59,6 +67,8 @@ class OpenAIEngine:
         self.model = config.model
         self._model_known = config.model != EMBEDDED
         self.context_length: int | None = None
+        self.ask_token_ids = True
+        """Whether requests with n > 1 ask for per-choice token ids; turned off when a server refuses the field."""
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         try:
@@ -115,7 +125,7 @@ class OpenAIEngine:
         async with semaphore:
             started = time.perf_counter()
             try:
-                body = await self._send(client, "POST", "/chat/completions", payload)
+                body = await self._send_chat(client, payload, request.n)
             except PromptTooLongError as error:
                 raise PromptTooLongError(str(error), (index,)) from None
             latency = time.perf_counter() - started
@@ -123,6 +133,18 @@ class OpenAIEngine:
         if progress is not None:
             progress.add(requests=1, tokens=result.completion_tokens)
         return result
+
+    async def _send_chat(self, client: Any, payload: dict[str, Any], n: int) -> dict[str, Any]:
+        """POST one chat request; with n > 1 ask for per-choice token ids unless this server refused them before."""
+        if n > 1 and self.ask_token_ids:
+            try:
+                return await self._send(client, "POST", "/chat/completions", {**payload, TOKEN_IDS_FIELD: True})
+            except EngineUnavailableError as error:
+                if TOKEN_IDS_FIELD not in str(error) or not any(f"HTTP {code}" in str(error) for code in (400, 422)):
+                    raise
+                logger.warning("the server does not take %s; token counts of n > 1 requests are estimates", TOKEN_IDS_FIELD)
+                self.ask_token_ids = False
+        return await self._send(client, "POST", "/chat/completions", payload)
 
     async def _send(self, client: Any, method: str, path: str, payload: dict[str, Any] | None) -> dict[str, Any]:
         import httpx
@@ -174,13 +196,15 @@ class OpenAIEngine:
             raise EngineUnavailableError(f"server returned {len(choices)} choices for n={request.n}")
         usage = body.get("usage") or {}
         total = int(usage.get("completion_tokens") or 0)
+        counts, estimated = choice_token_counts(choices, total)
         completions = tuple(
             Completion(
                 (choice.get("message") or {}).get("content") or "",
                 "length" if choice.get("finish_reason") == "length" else "stop",
-                total if request.n == 1 else None,
+                count,
+                estimated,
             )
-            for choice in choices
+            for choice, count in zip(choices, counts)
         )
         return GenerationResult(completions, int(usage.get("prompt_tokens") or 0), total, latency)
 

@@ -147,3 +147,16 @@ class VLLMServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def served_generation_tokens(base_url: str) -> int:
+    """Tokens a vLLM server has generated since it started (its ``vllm:generation_tokens`` counter, from /metrics)."""
+    import re
+
+    import httpx
+
+    text = httpx.get(base_url.rstrip("/").removesuffix("/v1") + "/metrics", timeout=10).text
+    found = re.findall(r"^vllm:generation_tokens(?:_total)?(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.MULTILINE)
+    if not found:
+        raise EngineUnavailableError(f"{base_url} reports no vllm:generation_tokens counter in /metrics")
+    return int(sum(float(value) for value in found))

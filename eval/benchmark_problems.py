@@ -1,6 +1,6 @@
 """Proof problems with a reference solution and marking guidelines, for ``eval prover``.
 
-Two formats, read whole and checked before any model loads:
+Four formats, read whole and checked before any model loads:
 
 * ``imo-proofbench``: the IMO-ProofBench CSV (``Problem ID``, ``Problem``, ``Solution``,
   ``Grading guidelines``, ``Category``, ``Level``, ``Short Answer``, ``Source``).
@@ -8,7 +8,16 @@ Two formats, read whole and checked before any model loads:
   (or ``solution``), ``grading_guidelines`` (or ``guidelines``), ``short_answer`` (or
   ``answer``), ``level``, ``category``, ``source``, ``goal`` (the claims the world's checker
   holds a proof to: ``proofsmith world`` writes such problems). A row without an id gets a
-  content hash.
+  content hash. A ``.json`` file holding a list of such objects reads the same.
+* ``csv``: a CSV with the same columns as ``jsonl`` (``problem``, optional ``id``, ...).
+* ``deepseek-math-v2``: DeepSeekMath-V2's inputs, a JSON list of ``{id, question, answer,
+  contest, problem_idx}``; the id is ``problem_idx`` (``id`` only numbers a contest's
+  problems), ``answer`` the short answer unless it is the string ``"null"`` (a pure proof
+  problem), ``contest`` the source.
+
+The format is detected when unambiguous: a ``.csv`` by its header (``Problem ID``/``Problem``
+or ``problem``), a ``.json`` list by its first item's keys (``question`` + ``problem_idx``, or
+``problem``), other ``.json``/``.jsonl`` files as JSONL.
 
 A problem without a reference or guidelines is still marked (the grader is told none was
 given); a blank short answer means the problem has none to check. ``select`` keeps the
@@ -17,7 +26,8 @@ problems whose id starts with one of its prefixes (``PB-Basic`` picks the 30 Bas
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +36,9 @@ from data.errors import InputError
 from data.readers import raw_rows
 from data.records import stable_id
 
-FORMATS = ("imo-proofbench", "jsonl")
+FORMATS = ("imo-proofbench", "jsonl", "csv", "deepseek-math-v2")
+DEEPSEEK_NO_ANSWER = "null"
+"""What DeepSeekMath-V2's inputs write as the answer of a pure-proof problem."""
 PROOFBENCH_COLUMNS = {
     "id": "Problem ID", "problem": "Problem", "reference_solution": "Solution", "guidelines": "Grading guidelines",
     "category": "Category", "level": "Level", "short_answer": "Short Answer", "source": "Source",
@@ -62,10 +74,44 @@ class BenchmarkProblem:
 def detect_format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return "imo-proofbench"
-    if suffix in (".jsonl", ".json", ".ndjson"):
+        first = next(raw_rows(path, "csv"), None)
+        columns = set(first[1] or {}) if first else set()
+        return "csv" if "problem" in columns and not {"Problem", "Problem ID"} & columns else "imo-proofbench"
+    if suffix == ".json":
+        items = _json_list(path)
+        if items is not None:
+            keys = set(items[0]) if items and isinstance(items[0], dict) else set()
+            if {"question", "problem_idx"} <= keys:
+                return "deepseek-math-v2"
+            if "problem" in keys:
+                return "jsonl"
+            raise InputError(f"cannot tell the format of the JSON list in {path} (its first item has neither question + "
+                             f"problem_idx nor problem): give --format ({', '.join(FORMATS)})")
+        return "jsonl"
+    if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
     raise InputError(f"cannot tell the format of {path}: give --format ({', '.join(FORMATS)})")
+
+
+def _json_list(path: Path) -> list[Any] | None:
+    """The file's items when the whole file is one JSON list; None when it is not (JSONL, say)."""
+    try:
+        value = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, list) else None
+
+
+def _list_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
+    """(where, row, error) per item of a JSON list file; the item is named by number and, when it has one, its id."""
+    items = _json_list(path)
+    if items is None:
+        yield "the file", None, "not a JSON list of problems"
+        return
+    for number, item in enumerate(items, start=1):
+        name = item.get("problem_idx") or item.get("id") if isinstance(item, dict) else None
+        where = f"item {number}" + (f" ({name})" if isinstance(name, (str, int)) and str(name).strip() else "")
+        yield (where, item, None) if isinstance(item, dict) else (where, None, "not a JSON object")
 
 
 def _text(row: dict[str, Any], key: str) -> str:
@@ -102,6 +148,28 @@ def _from_jsonl(row: dict[str, Any]) -> BenchmarkProblem:
                             source=_text(row, "source"), goal=tuple(goal), **fields)
 
 
+def _from_deepseek(row: dict[str, Any]) -> BenchmarkProblem:
+    for key in ("question", "problem_idx"):
+        if key not in row:
+            raise ValueError(f"missing field {key!r} (DeepSeekMath-V2 inputs have id, question, answer, contest, problem_idx)")
+        if not isinstance(row[key], str) or not row[key].strip():
+            raise ValueError(f"field {key!r} must be non-empty text")
+    answer = row.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise ValueError(f"field 'answer' must be text (\"{DEEPSEEK_NO_ANSWER}\" for none), got {type(answer).__name__}")
+    short = "" if answer is None or answer.strip() == DEEPSEEK_NO_ANSWER else answer.strip()
+    return BenchmarkProblem(row["problem_idx"].strip(), row["question"].strip(), short_answer=short,
+                            source=_text(row, "contest"))
+
+
+def _rows(source: Path, kind: str) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
+    if kind == "deepseek-math-v2" or (kind == "jsonl" and source.suffix.lower() == ".json" and _json_list(source) is not None):
+        yield from _list_rows(source)
+        return
+    for line, row, error in raw_rows(source, "jsonl" if kind == "jsonl" else "csv"):
+        yield f"row at line {line}", row, error
+
+
 def read_benchmark_problems(path: str | Path, format_name: str = "", select: Sequence[str] = ()) -> list[BenchmarkProblem]:
     """Every problem of ``path`` (whose id starts with a ``select`` prefix, when given), in file order.
 
@@ -113,19 +181,19 @@ def read_benchmark_problems(path: str | Path, format_name: str = "", select: Seq
     kind = format_name or detect_format(source)
     if kind not in FORMATS:
         raise InputError(f"unknown benchmark format {kind!r}; choose one of {', '.join(FORMATS)}")
-    build = _from_proofbench if kind == "imo-proofbench" else _from_jsonl
+    build = {"imo-proofbench": _from_proofbench, "deepseek-math-v2": _from_deepseek}.get(kind, _from_jsonl)
     problems: list[BenchmarkProblem] = []
     seen: set[str] = set()
-    for line, row, error in raw_rows(source, "csv" if kind == "imo-proofbench" else "jsonl"):
+    for where, row, error in _rows(source, kind):
         try:
             if error:
                 raise ValueError(error)
             assert row is not None
             problem = build(row)
         except ValueError as bad:
-            raise InputError(f"{path}: row at line {line}: {bad}") from None
+            raise InputError(f"{path}: {where}: {bad}") from None
         if problem.id in seen:
-            raise InputError(f"{path}: row at line {line}: duplicate id {problem.id!r}")
+            raise InputError(f"{path}: {where}: duplicate id {problem.id!r}")
         seen.add(problem.id)
         problems.append(problem)
     return select_problems(problems, select)

@@ -108,9 +108,9 @@ PROVER_MODES = ("refine", "search")
 @dataclass
 class ProverEvalConfig:
     data: str = ""
-    """Benchmark problems: an IMO-ProofBench CSV or a JSONL file (the command's DATA argument)."""
+    """Benchmark problems: an IMO-ProofBench CSV, JSONL/JSON/CSV rows, or DeepSeekMath-V2 inputs (the command's DATA argument)."""
     format: str = ""
-    """Format of the data: imo-proofbench or jsonl; empty: from the file suffix."""
+    """Format of the data: imo-proofbench, jsonl, csv or deepseek-math-v2; empty: detected from the file."""
     select: list[str] = field(default_factory=list)
     """Keep only problems whose id starts with one of these prefixes (e.g. PB-Basic); empty: all."""
     max_items: int = 0

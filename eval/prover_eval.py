@@ -4,7 +4,8 @@ Contract:
 
 * :func:`prove_problem` makes one final proof with ``prove`` (sequential refinement) or
   ``prove --search`` (the pool search, resumable in its own folder), exactly as those
-  commands do; :func:`evaluate_problem` then marks it with the grader and, when the
+  commands do; :func:`prove_problems_by_search` searches many problems together through
+  one engine, as ``prove --search --problems`` does; :func:`evaluate_problem` then marks it with the grader and, when the
   problem has a short answer, compares the proof's last ``\\boxed{}`` with it (sympy).
 * A problem whose run produced no proof scores 0 points without a grader call (there is
   nothing to mark); a proof the grader could not mark is *ungraded*: it is left out of
@@ -50,14 +51,11 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
     started = time.perf_counter()
     alternatives: dict[str, list[float]] = {}  # world problems: the true score of the proofs the run could have returned
     if mode == "search":
-        from generator.search import final_proof, search
+        from generator.search import search
 
         search_dir.mkdir(parents=True, exist_ok=True)
         pool = search(engine, problem.problem, search_settings, sampling, search_dir, prompts_dir)
-        final = final_proof(pool, search_settings)
-        if problem.goal:  # the checker judges every pool proof: what picking one without the verifier would give
-            judged = {proof: world_truth(problem.goal, proof)["score"] for proof in {candidate.proof for candidate in pool}}
-            alternatives = {"pool_true_scores": [judged[candidate.proof] for candidate in pool]}
+        return searched(problem, pool, search_settings, time.perf_counter() - started)
     else:
         from generator.refine import refine as run_refine
 
@@ -68,6 +66,35 @@ def prove_problem(engine: Engine, problem: BenchmarkProblem, mode: str, refine: 
             judged = {proof: world_truth(problem.goal, proof)["score"] for proof in set(proofs)}  # budgets share proofs
             alternatives = {"true_score_by_round": [judged[proof] for proof in proofs]}
     return {**final.to_dict(), **alternatives, "prove_s": round(time.perf_counter() - started, 2)}
+
+
+def prove_problems_by_search(engine: Engine, problems: Sequence[BenchmarkProblem], search_settings: SearchConfig,
+                             sampling: SamplingConfig, search_dirs: Sequence[Path], prompts_dir: str | None,
+                             on_round: Callable[[str, int, list[Any]], None] | None = None) -> list[dict[str, Any]]:
+    """:func:`prove_problem` in search mode for many problems at once, through one engine (``generator.search_many``).
+
+    Each problem's pool lives in its own directory and resumes as alone; ``prove_s`` is the joint search's wall time.
+    """
+    from generator.search_many import SearchTask, search_many
+
+    started = time.perf_counter()
+    tasks = [SearchTask(problem.id, problem.problem, directory) for problem, directory in zip(problems, search_dirs, strict=True)]
+    pools = search_many(engine, tasks, search_settings, sampling, prompts_dir, on_round)
+    elapsed = time.perf_counter() - started
+    return [{**searched(problem, pools[problem.id], search_settings, elapsed), "searched_together": len(problems)}
+            for problem in problems]
+
+
+def searched(problem: BenchmarkProblem, pool: Sequence[Any], search_settings: SearchConfig, prove_s: float) -> dict[str, Any]:
+    """The record fields of a finished search: its final proof, and for a world problem the checker's view of the pool."""
+    from generator.search import final_proof
+
+    final = final_proof(list(pool), search_settings)
+    alternatives: dict[str, list[float]] = {}
+    if problem.goal:  # the checker judges every pool proof: what picking one without the verifier would give
+        judged = {proof: world_truth(problem.goal, proof)["score"] for proof in {candidate.proof for candidate in pool}}
+        alternatives = {"pool_true_scores": [judged[candidate.proof] for candidate in pool]}
+    return {**final.to_dict(), **alternatives, "prove_s": round(prove_s, 2)}
 
 
 def _disagreement(points: int | None, equivalent: bool | None) -> str | None:

@@ -30,6 +30,8 @@ class FinalProof:
     """Why the run ended: 'score 1' / 'full pass' (the goal was reached) or 'round limit'."""
     completion_tokens: int
     """Tokens the whole run generated, proofs and verifications."""
+    tokens_estimated: bool = False
+    """True when part of ``completion_tokens`` was split from a server's total over n choices (the sum is still the server's)."""
 
     def __post_init__(self) -> None:
         if self.verifier_mean is not None and not 0.0 <= self.verifier_mean <= 1.0:

@@ -9,6 +9,11 @@ search stops when a proof passes all N verifications (if ``stop_at_full_pass``) 
 ``rounds`` rounds. A proof whose completion holds no proof text joins the pool unverified,
 with no score.
 
+:class:`ProblemSearch` holds one problem's search between engine calls, so that a driver
+can send many problems' requests together (``generator.search_many``); :func:`search`
+drives one problem. Token counts are the engines' per-completion counts (exact, or a
+flagged share of a server's total: ``engine.token_counts``).
+
 Nothing is lost: each round's proofs are appended to ``pool.jsonl`` and flushed, then
 ``state.json`` records the round as complete. A rerun with the same directory reloads the
 pool of the complete rounds, drops the lines of a round in flight, and continues.
@@ -18,13 +23,13 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from data.records import mean_score, stable_id
-from engine.base import Engine
+from engine.base import Completion, Engine, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from data.atomic import write_text_atomic
@@ -34,7 +39,7 @@ from generator.parse import parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
-from verifier.verification import verify_proofs
+from verifier.verification import verification_requests, verifications_from
 
 ROUND_SEED_STRIDE = 1_000_003
 
@@ -55,6 +60,9 @@ class Candidate:
     analyses: tuple[dict[str, Any], ...]
     """Verifier samples: ``Analysis.to_dict()`` records (score, analysis, format_errors, ...)."""
     completion_tokens: int
+    """Tokens of the proof's completion and of all its verifications."""
+    tokens_estimated: bool = False
+    """True when some of those counts are a share of a server's total (``engine.token_counts``)."""
 
     @property
     def scores(self) -> list[float | None]:
@@ -73,7 +81,7 @@ class Candidate:
             "self_score": self.self_score, "self_evaluation": self.self_evaluation, "mean_score": self.mean_score,
             "scores": self.scores, "analyses": list(self.analyses), "completion": self.completion,
             "finish_reason": self.finish_reason, "format_errors": list(self.format_errors),
-            "completion_tokens": self.completion_tokens,
+            "completion_tokens": self.completion_tokens, "tokens_estimated": self.tokens_estimated,
         }
 
     @classmethod
@@ -81,7 +89,7 @@ class Candidate:
         return cls(
             record["id"], record["round"], tuple(record["parents"]), record["proof"], record["self_score"],
             record["self_evaluation"], record["completion"], record["finish_reason"], tuple(record["format_errors"]),
-            tuple(record["analyses"]), record["completion_tokens"],
+            tuple(record["analyses"]), record["completion_tokens"], record.get("tokens_estimated", False),
         )
 
 
@@ -149,6 +157,89 @@ class SearchState:
         write_text_atomic(self.state_path, json.dumps({"completed_rounds": round_number + 1}))
 
 
+class ProblemSearch:
+    """One problem's search as a state machine that never calls an engine itself.
+
+    Each round is two steps: :meth:`generation_requests` (the round's proofs), then
+    :meth:`verification_requests` with their answers (the new proofs' verifications), then
+    :meth:`finish_round` with those answers, which writes the round to disk. A driver sends
+    the requests: :func:`search` one problem at a time, ``generator.search_many`` many
+    problems' requests in one engine call. The requests and seeds are the same either way.
+    """
+
+    def __init__(self, problem: str, config: SearchConfig, sampling: SamplingConfig, directory: Path,
+                 prompts_dir: str | None = None) -> None:
+        self.problem, self.config, self.sampling, self.prompts_dir = problem, config, sampling, prompts_dir
+        self.state = SearchState(directory)
+        self.pool, self.round = self.state.load()
+        self._parents: list[tuple[str, ...]] = []
+        self._drafts: list[tuple[str, tuple[str, ...], Any, Completion]] = []
+        self._checkable: list[int] = []
+
+    @property
+    def finished(self) -> bool:
+        """No round left: the round limit is reached, or a proof passed all N (with ``stop_at_full_pass``)."""
+        if self.round > self.config.rounds:
+            return True
+        return self.config.stop_at_full_pass and any(c.passes_all(self.config.verify_samples) for c in self.pool)
+
+    def generation_requests(self) -> list[GenerationRequest]:
+        """This round's generation requests: the first pool, or one refinement per top-K proof (maybe none)."""
+        config, round_number = self.config, self.round
+        if round_number == 0:
+            prompts = [generation_messages(self.problem, self.prompts_dir)]
+            self._parents = [()]
+            n = config.pool
+        else:
+            chosen = top_k(self.pool, config.top_k)
+            prompts = [
+                refinement_messages(self.problem, c.proof, quoted_analyses(
+                    c, config.analyses_per_prompt, config.analysis_order,
+                    random.Random(f"{self.sampling.seed}/{round_number}/{c.id}"),  # seeded: a rerun quotes the same
+                ), self.prompts_dir)
+                for c in chosen
+            ]
+            self._parents = [(c.id,) for c in chosen]
+            n = config.samples_per_pair
+        return make_requests(prompts, self.sampling, n=n, seed_offset=round_number * ROUND_SEED_STRIDE)
+
+    def verification_requests(self, results: Sequence[GenerationResult]) -> list[GenerationRequest]:
+        """Parse the round's generations; the requests that verify each one holding a proof (N samples each)."""
+        self._drafts = []
+        for result, parent in zip(results, self._parents, strict=True):
+            for sample, completion in enumerate(result.completions):
+                parsed = parse_generation(completion.text, completion.finish_reason)
+                identity = stable_id(self.problem, str(self.round), ",".join(parent), str(sample), completion.text)
+                self._drafts.append((identity, parent, parsed, completion))
+        self._checkable = [index for index, (_, _, parsed, _) in enumerate(self._drafts) if parsed.proof]
+        return verification_requests(self._items(), self.config.verify_samples, self.sampling, self.prompts_dir,
+                                     seed_offset=self.round * ROUND_SEED_STRIDE + 500_000)
+
+    def _items(self) -> list[tuple[str, str]]:
+        return [(self.problem, self._drafts[index][2].proof) for index in self._checkable]
+
+    def finish_round(self, results: Sequence[GenerationResult]) -> list[Candidate]:
+        """Add the round's proofs with their verifications to the pool and to disk; returns them."""
+        by_index = dict(zip(self._checkable, verifications_from(results, self._items()), strict=True))
+        added = []
+        for index, (identity, parent, parsed, completion) in enumerate(self._drafts):
+            verification = by_index.get(index)
+            added.append(
+                Candidate(
+                    identity, self.round, parent, parsed.proof, parsed.self_score, parsed.self_evaluation.analysis,
+                    completion.text, completion.finish_reason, parsed.all_format_errors,
+                    tuple(analysis.to_dict() for analysis in verification.analyses) if verification else (),
+                    (completion.completion_tokens or 0) + (verification.completion_tokens if verification else 0),
+                    completion.tokens_estimated or bool(verification and verification.tokens_estimated),
+                )
+            )
+        self.state.append_round(added, self.round)
+        self.pool.extend(added)
+        self.round += 1
+        self._drafts, self._checkable, self._parents = [], [], []
+        return added
+
+
 def search(
     engine: Engine,
     problem: str,
@@ -159,65 +250,15 @@ def search(
     on_round: Callable[[int, list[Candidate]], None] | None = None,
 ) -> list[Candidate]:
     """Run (or resume) the search in ``directory``; returns the whole pool."""
-    state = SearchState(directory)
-    pool, next_round = state.load()
-    for round_number in range(next_round, config.rounds + 1):
-        if config.stop_at_full_pass and any(c.passes_all(config.verify_samples) for c in pool):
-            break
-        added = _run_round(engine, problem, config, sampling, pool, round_number, prompts_dir)
-        state.append_round(added, round_number)
-        pool.extend(added)
+    run = ProblemSearch(problem, config, sampling, directory, prompts_dir)
+    while not run.finished:
+        round_number = run.round
+        generations = run.generation_requests()
+        checks = run.verification_requests(engine.generate(generations) if generations else [])
+        added = run.finish_round(engine.generate(checks) if checks else [])
         if on_round is not None:
             on_round(round_number, added)
-    return pool
-
-
-def _run_round(
-    engine: Engine, problem: str, config: SearchConfig, sampling: SamplingConfig,
-    pool: list[Candidate], round_number: int, prompts_dir: str | None,
-) -> list[Candidate]:
-    if round_number == 0:
-        prompts = [generation_messages(problem, prompts_dir)]
-        parents: list[tuple[str, ...]] = [()]
-        n = config.pool
-    else:
-        chosen = top_k(pool, config.top_k)
-        prompts = [
-            refinement_messages(problem, c.proof, quoted_analyses(
-                c, config.analyses_per_prompt, config.analysis_order,
-                random.Random(f"{sampling.seed}/{round_number}/{c.id}"),  # seeded: a rerun quotes the same
-            ), prompts_dir)
-            for c in chosen
-        ]
-        parents = [(c.id,) for c in chosen]
-        n = config.samples_per_pair
-    if not prompts:
-        return []
-    results = engine.generate(make_requests(prompts, sampling, n=n, seed_offset=round_number * ROUND_SEED_STRIDE))
-    drafts = []
-    for result, parent in zip(results, parents):
-        for sample, completion in enumerate(result.completions):
-            parsed = parse_generation(completion.text, completion.finish_reason)
-            identity = stable_id(problem, str(round_number), ",".join(parent), str(sample), completion.text)
-            drafts.append((identity, parent, parsed, completion))
-    checkable = [index for index, (_, _, parsed, _) in enumerate(drafts) if parsed.proof]
-    verifications = verify_proofs(
-        engine, [(problem, drafts[index][2].proof) for index in checkable], config.verify_samples, sampling,
-        prompts_dir, seed_offset=round_number * ROUND_SEED_STRIDE + 500_000,
-    ) if checkable else []
-    by_index = dict(zip(checkable, verifications))
-    added = []
-    for index, (identity, parent, parsed, completion) in enumerate(drafts):
-        verification = by_index.get(index)
-        added.append(
-            Candidate(
-                identity, round_number, parent, parsed.proof, parsed.self_score, parsed.self_evaluation.analysis,
-                completion.text, completion.finish_reason, parsed.all_format_errors,
-                tuple(analysis.to_dict() for analysis in verification.analyses) if verification else (),
-                (completion.completion_tokens or 0) + (verification.completion_tokens if verification else 0),
-            )
-        )
-    return added
+    return run.pool
 
 
 def best(pool: list[Candidate]) -> Candidate | None:
@@ -235,7 +276,8 @@ def final_proof(pool: list[Candidate], config: SearchConfig) -> FinalProof:
     stopped = "full pass" if config.stop_at_full_pass and full_passes(pool, config.verify_samples) else "round limit"
     rounds = max((candidate.round for candidate in pool), default=-1) + 1
     tokens = sum(candidate.completion_tokens for candidate in pool)
+    estimated = any(candidate.tokens_estimated for candidate in pool)
     if winner is None:
-        return FinalProof("", "", None, None, ("the pool holds no proof",), rounds, stopped, tokens)
+        return FinalProof("", "", None, None, ("the pool holds no proof",), rounds, stopped, tokens, estimated)
     return FinalProof(winner.proof, winner.self_evaluation, winner.self_score, winner.mean_score, winner.format_errors,
-                      rounds, stopped, tokens)
+                      rounds, stopped, tokens, estimated)

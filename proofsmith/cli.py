@@ -65,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--problem-file", metavar="FILE", help="read the problem from FILE ('-' for stdin)")
     prove.add_argument("--out", metavar="RUN.jsonl|DIR", help="record every round as JSONL; with --search, the run directory (pool.jsonl, result.json; rerun to resume)")
     prove.add_argument("--search", action="store_true", help="high-compute pool search instead of sequential refinement (--verify-samples is then N)")
+    prove.add_argument("--problems", metavar="FILE", help="with --search: search every problem of FILE together through one engine "
+                       "(JSONL/CSV rows with problem and optional id, an IMO-ProofBench CSV, DeepSeekMath-V2 inputs JSON); "
+                       "--out DIR then holds one folder per problem and deepseek_outputs.jsonl")
+    prove.add_argument("--problems-format", metavar="NAME", default="", help="format of --problems: imo-proofbench, jsonl, csv, "
+                       "deepseek-math-v2 (default: detected)")
     add_flags(prove, SEARCH_FLAGS, "search settings (with --search)")
 
     verify = _command_parser(subparsers, "verify", "score a proof 0 / 0.5 / 1 with the verifier", VERIFY_FLAGS)

@@ -9,6 +9,7 @@ records it finished in ``PATH.partial`` and no file at ``PATH``.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from types import TracebackType
@@ -17,12 +18,19 @@ from typing import Any
 from data.atomic import write_text_atomic
 from data.errors import InputError
 from data.jsonl import JsonlWriter
+from data.records import stable_id
 from proofsmith.config import read_toml, resolve_config, to_toml
 
 CONFIG_NAME = "config.toml"
 """The resolved config of a run directory."""
 ITEMS_NAME = "items.jsonl"
 """One flushed record per finished item of a run directory."""
+
+
+def safe_name(problem_id: str) -> str:
+    """A folder name for a problem id (ids may hold slashes or spaces); distinct ids get distinct names."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", problem_id).strip("._") or "problem"
+    return cleaned if cleaned == problem_id else f"{cleaned}-{stable_id(problem_id)[:8]}"
 
 
 def check_output_path(path: str | Path) -> Path:

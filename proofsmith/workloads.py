@@ -33,13 +33,14 @@ def refine_workload(settings: RefineConfig, max_tokens: int, problems: int = 1) 
 
 
 def search_workload(settings: SearchConfig, max_tokens: int, problems: int = 1) -> Workload:
-    """``prove --search`` of ``problems`` problems.
+    """``prove --search`` of ``problems`` problems, searched together (``generator.search_many``).
 
-    Together: the verifications of the larger round (the first pool, or top K times the
-    samples per pair), N each. In all: every proof the rounds can generate, each verified N times.
+    Together: every problem's verifications of the larger round (the first pool, or top K
+    times the samples per pair), N each. In all: every proof the rounds can generate, each
+    verified N times.
     """
     generated = settings.pool + settings.rounds * settings.top_k * settings.samples_per_pair
-    return Workload(max(settings.pool, settings.top_k * settings.samples_per_pair) * settings.verify_samples,
+    return Workload(problems * max(settings.pool, settings.top_k * settings.samples_per_pair) * settings.verify_samples,
                     problems * generated * (1 + settings.verify_samples) * max_tokens)
 
 

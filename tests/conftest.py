@@ -59,7 +59,8 @@ def vllm_server(embedded_checkpoint: str, tmp_path_factory: pytest.TempPathFacto
     from engine.vllm_server import VLLMServer
 
     log = tmp_path_factory.mktemp("vllm") / "server.log"
-    server = VLLMServer(log_path=log, max_model_len=4096, dtype="float32", weight_reload=True,
+    # log_stats: /metrics counts the tokens it generated, which token-count tests compare with ours.
+    server = VLLMServer(log_path=log, max_model_len=4096, dtype="float32", weight_reload=True, log_stats=True,
                         extra_args=("--logprobs-mode", "processed_logprobs")).start()
     yield server
     server.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from data.records import mean_score
-from engine.base import Completion, Engine, GenerationResult
+from engine.base import Completion, Engine, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from verifier.parse import VERIFIER_FORMAT, Verdict, VerdictFormat, parse_verdict
@@ -29,19 +29,22 @@ class Analysis:
     verdict: Verdict
     finish_reason: str
     completion_tokens: int | None
+    tokens_estimated: bool = False
+    """True when ``completion_tokens`` is a share of the request's total (see ``engine.token_counts``)."""
 
     @property
     def score(self) -> float | None:
         return self.verdict.score
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "score": self.verdict.score,
             "analysis": self.text,
             "format_errors": list(self.verdict.format_errors),
             "finish_reason": self.finish_reason,
             "completion_tokens": self.completion_tokens,
         }
+        return {**record, "tokens_estimated": True} if self.tokens_estimated else record
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,11 @@ class Verification:
         return mean_score(self.scores)
 
     @property
+    def tokens_estimated(self) -> bool:
+        """Whether some sample's count is an estimate (the total, ``completion_tokens``, is the server's own)."""
+        return any(analysis.tokens_estimated for analysis in self.analyses)
+
+    @property
     def format_failures(self) -> int:
         return sum(1 for analysis in self.analyses if analysis.score is None)
 
@@ -79,7 +87,7 @@ class Verification:
 
 def analysis_from(completion: Completion, role_format: VerdictFormat, quoted: Sequence[str] = ()) -> Analysis:
     verdict = parse_verdict(completion.text, role_format, completion.finish_reason, quoted)
-    return Analysis(completion.text, verdict, completion.finish_reason, completion.completion_tokens)
+    return Analysis(completion.text, verdict, completion.finish_reason, completion.completion_tokens, completion.tokens_estimated)
 
 
 def verification_from(result: GenerationResult, role_format: VerdictFormat, quoted: Sequence[str] = ()) -> Verification:
@@ -92,6 +100,20 @@ def verification_from(result: GenerationResult, role_format: VerdictFormat, quot
     )
 
 
+def verification_requests(
+    items: Sequence[tuple[str, str]], samples: int, sampling: SamplingConfig, prompts_dir: str | Path | None = None,
+    seed_offset: int = 0,
+) -> list[GenerationRequest]:
+    """One request per (problem, proof) with ``samples`` completions: what :func:`verify_proofs` sends."""
+    prompts = [verification_messages(problem, proof, prompts_dir) for problem, proof in items]
+    return make_requests(prompts, sampling, n=samples, seed_offset=seed_offset)
+
+
+def verifications_from(results: Sequence[GenerationResult], items: Sequence[tuple[str, str]]) -> list[Verification]:
+    """Parse the answers to :func:`verification_requests` (result *i* answers item *i*)."""
+    return [verification_from(result, VERIFIER_FORMAT, (proof,)) for result, (_, proof) in zip(results, items)]
+
+
 def verify_proofs(
     engine: Engine,
     items: Sequence[tuple[str, str]],
@@ -101,6 +123,5 @@ def verify_proofs(
     seed_offset: int = 0,
 ) -> list[Verification]:
     """Verify each (problem, proof) ``samples`` times, all in one engine call."""
-    prompts = [verification_messages(problem, proof, prompts_dir) for problem, proof in items]
-    results = engine.generate(make_requests(prompts, sampling, n=samples, seed_offset=seed_offset))
-    return [verification_from(result, VERIFIER_FORMAT, (proof,)) for result, (_, proof) in zip(results, items)]
+    results = engine.generate(verification_requests(items, samples, sampling, prompts_dir, seed_offset))
+    return verifications_from(results, items)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +21,6 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
-from data.records import stable_id
 from engine.base import Engine
 from engine.config import EngineConfig, SamplingConfig
 from engine.progress import Progress
@@ -31,7 +29,7 @@ from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import (
     ENGINE_FLAGS, EVAL_PROVER_FLAGS, PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS, Flag, overrides_from,
 )
-from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
+from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, safe_name, write_dry_run
 from proofsmith.workloads import grader_workload, refine_workload, search_workload
 from verifier.templates import check_prompts_dir
 
@@ -121,11 +119,13 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
         out.mkdir(exist_ok=True)
         write_text_atomic(out / CONFIG_NAME, to_toml(config))
         prompts_dir = config.prompts_dir or None
+        searched = search_pending(prover, config, out, pending) if settings.mode == "search" else {}
         with JsonlWriter(out / ITEMS_NAME) as items, \
                 Progress("eval prover", total, "problem", initial=total - len(pending)) as progress:
             for problem in pending:
-                proved = prove_problem(prover, problem, settings.mode, config.prove, config.search, config.sampling,
-                                       out / "search" / safe_name(problem.id), prompts_dir)
+                proved = searched.get(problem.id) or prove_problem(
+                    prover, problem, settings.mode, config.prove, config.search, config.sampling,
+                    out / "search" / safe_name(problem.id), prompts_dir)
                 record = evaluate_problem(problem, proved, grader, config.grader.samples, grader_sampling(config),
                                           prompts_dir, settings.answer_time_limit)
                 items.write({**record, "prover": engine_record(prover), "grader": engine_record(grader)})
@@ -138,10 +138,22 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
     return {"prover": engine_record(prover), "grader": engine_record(grader)}
 
 
-def safe_name(problem_id: str) -> str:
-    """A folder name for a problem id (ids may hold slashes or spaces)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", problem_id).strip("._") or "problem"
-    return cleaned if cleaned == problem_id else f"{cleaned}-{stable_id(problem_id)[:8]}"
+def search_pending(prover: Engine, config: Config, out: Path, pending: list[Any]) -> dict[str, dict[str, Any]]:
+    """Search every pending problem together (one engine session; pools in ``OUT/search/ID``), before any is graded."""
+    from eval.prover_eval import prove_problems_by_search
+    from generator.search_many import SearchTask, rounds_left
+
+    directories = [out / "search" / safe_name(problem.id) for problem in pending]
+    tasks = [SearchTask(problem.id, problem.problem, directory) for problem, directory in zip(pending, directories)]
+    with Progress("search", rounds_left(tasks, config.search), "round") as progress:
+
+        def on_round(task_id: str, round_number: int, added: list[Any]) -> None:
+            progress.update(1)
+            progress.set_details(problem=task_id, round=round_number)
+
+        proved = prove_problems_by_search(prover, pending, config.search, config.sampling, directories,
+                                          config.prompts_dir or None, on_round)
+    return {problem.id: record for problem, record in zip(pending, proved)}
 
 
 def previous_engines(records: list[dict[str, Any]], config: Config) -> dict[str, Any]:
@@ -173,6 +185,7 @@ def report(args: argparse.Namespace, out: Path, config: Config, selected: list[A
     counts = {"data_problems": read, "selected": len(selected), "evaluated": len(records),
               "resumed": len(selected) - proved_now, "proved_now": proved_now}
     document = write_outputs(out, records, shown, counts)
+    write_deepseek_outputs(out, selected, records)
     total = document["total"][0] if document["total"] else {}
     summary = {"out": str(out), "counts": counts, "total": total, "by_level": document["by_level"],
                "by_category": document["by_category"], **{f"{role}_{key}": value for role in ("prover", "grader")
@@ -182,6 +195,17 @@ def report(args: argparse.Namespace, out: Path, config: Config, selected: list[A
     else:
         print_summary(summary, out)
     return 0
+
+
+def write_deepseek_outputs(out: Path, selected: list[Any], records: list[dict[str, Any]]) -> None:
+    """``OUT/deepseek_outputs.jsonl``: one release-shaped line per evaluated problem, in the data's order."""
+    from eval.deepseek_outputs import OUTPUTS_NAME, FinalRecord, write_outputs as write_release_shape
+
+    by_id = {record["id"]: record for record in records}
+    write_release_shape(out / OUTPUTS_NAME, [
+        FinalRecord(problem, by_id[problem.id]["proof"], by_id[problem.id]["verifier_mean"], by_id[problem.id]["points"])
+        for problem in selected if problem.id in by_id
+    ])
 
 
 def print_summary(summary: dict[str, Any], out: Path) -> None:

@@ -36,6 +36,18 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args, PROVE_FLAGS + SEARCH_FLAGS, SEARCH_MODE_PATHS)
     else:
         config = config_from_args(args, PROVE_FLAGS)
+    if args.problems:
+        if not args.search:
+            raise InputError("--problems needs --search (sequential refinement proves one problem)")
+        if args.problem or args.problem_file:
+            raise InputError("give the problems with --problems or one problem as text/--problem-file, not both")
+        from proofsmith.commands.search_many import read_problems, run_search_many
+
+        problems = read_problems(args.problems, args.problems_format)  # bad rows fail here, before any model loads
+        if args.dry_run:
+            print_dry_run(config)
+            return 0
+        return run_search_many(args, config, problems)
     if args.dry_run:
         print_dry_run(config)
         return 0

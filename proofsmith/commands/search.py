@@ -7,13 +7,18 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from data.atomic import write_text_atomic
 from data.errors import InputError
 from engine.progress import Progress
 from proofsmith.commands.common import engine_record, open_engine
 from proofsmith.config import Config, to_toml
 from proofsmith.workloads import search_workload
+
+if TYPE_CHECKING:
+    from generator.config import SearchConfig
+    from generator.search import Candidate
 
 
 def run_directory(path: str | None) -> Path:
@@ -30,7 +35,7 @@ def run_directory(path: str | None) -> Path:
 
 def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
     from generator.prompt import generation_messages
-    from generator.search import best, final_proof, full_passes, search
+    from generator.search import final_proof, search
 
     directory = run_directory(args.out)
     settings = config.search
@@ -47,19 +52,8 @@ def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
             )
     finally:
         engine.close()
-    winner, final = best(pool), final_proof(pool, settings)
-    result: dict[str, Any] = {
-        **final.to_dict(),
-        "best": winner.to_record() if winner else None,
-        "best_id": winner.id if winner else None,
-        "pool_size": len(pool),
-        "full_passes": full_passes(pool, settings.verify_samples),
-        "elapsed_s": round(time.perf_counter() - started, 2),
-        **engine_record(engine),
-    }
-    temporary = directory / "result.json.tmp"
-    temporary.write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
-    temporary.replace(directory / "result.json")
+    result = write_result(directory, pool, settings, time.perf_counter() - started, engine_record(engine))
+    final = final_proof(pool, settings)
     if args.json:
         sys.stdout.write(json.dumps({key: value for key, value in result.items() if key != "best"}) + "\n")
     else:
@@ -71,3 +65,22 @@ def run_search(args: argparse.Namespace, config: Config, problem: str) -> int:
             f"  stopped: {result['stopped']}  engine: {result['engine']}  model: {result['model']}  results: {directory}"
         )
     return 0
+
+
+def write_result(directory: Path, pool: list[Candidate], settings: SearchConfig, elapsed_s: float,
+                 engine: dict[str, Any]) -> dict[str, Any]:
+    """``result.json`` of one search (written atomically): the final proof, the best record, the pool's size and passes."""
+    from generator.search import best, final_proof, full_passes
+
+    winner, final = best(pool), final_proof(pool, settings)
+    result: dict[str, Any] = {
+        **final.to_dict(),
+        "best": winner.to_record() if winner else None,
+        "best_id": winner.id if winner else None,
+        "pool_size": len(pool),
+        "full_passes": full_passes(pool, settings.verify_samples),
+        "elapsed_s": round(elapsed_s, 2),
+        **engine,
+    }
+    write_text_atomic(directory / "result.json", json.dumps(result, ensure_ascii=False, indent=2))
+    return result

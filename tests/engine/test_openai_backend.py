@@ -66,3 +66,17 @@ def test_unknown_model_and_too_long_prompt_are_clear_errors(vllm_server) -> None
 
 
 # A request surviving a server kill and restart: tests/training/async_rl/test_async_train.py (one kill shared with the label CLI and async training).
+
+
+def test_every_choice_of_an_n_request_has_its_exact_token_count(vllm_server) -> None:
+    from engine.vllm_server import served_generation_tokens as server_generation_tokens
+
+    engine = engine_for(vllm_server.base_url)
+    before = server_generation_tokens(vllm_server.base_url)
+    results = engine.generate([ask("Tell a story.", n=4, max_tokens=24, seed=1), ask("Count.", n=3, max_tokens=8, seed=2)])
+    for result in results:
+        counts = [completion.completion_tokens for completion in result.completions]
+        assert all(count and count > 0 for count in counts) and sum(counts) == result.completion_tokens
+        assert not any(completion.tokens_estimated for completion in result.completions)
+    assert engine.ask_token_ids  # vllm takes return_token_ids
+    assert server_generation_tokens(vllm_server.base_url) - before == sum(result.completion_tokens for result in results)

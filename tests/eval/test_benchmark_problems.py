@@ -5,6 +5,7 @@ of the real IMO-ProofBench file when the shared datasets are present."""
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 from pathlib import Path
 
@@ -169,3 +170,48 @@ def test_a_world_problem_carries_its_goal_and_a_bad_goal_names_its_line(tmp_path
         path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "w2", "goal": goal}) + "\n", encoding="utf-8")
         with pytest.raises(InputError, match="line 2"):
             read_benchmark_problems(path)
+
+
+DEEPSEEK_SAMPLE = Path(__file__).with_name("deepseek_math_v2_inputs.json")
+DEEPSEEK_INPUTS = REAL_FILE.parents[1] / "deepseek-math-v2" / "inputs"
+
+
+def test_deepseek_inputs_are_detected_and_read_with_problem_idx_as_id() -> None:
+    problems = read_benchmark_problems(DEEPSEEK_SAMPLE)
+    assert [problem.id for problem in problems] == ["IMO2099-1", "IMO2099-2"]
+    assert problems[0].short_answer == "" and problems[1].short_answer == "$n = \\pm 2$"  # "null": a pure proof
+    assert problems[0].problem.startswith("Prove that") and problems[0].source == "IMO2099"
+    assert read_benchmark_problems(DEEPSEEK_SAMPLE, "deepseek-math-v2") == problems
+
+
+@pytest.mark.parametrize(
+    "items, message",
+    [
+        ([{"id": 1, "question": "Q", "answer": "null", "contest": "C", "problem_idx": "C-1"},
+          {"id": 2, "question": " ", "answer": "3", "contest": "C", "problem_idx": "C-2"}], "item 2 (C-2): field 'question'"),
+        ([{"id": 1, "question": "Q", "answer": 3, "contest": "C", "problem_idx": "C-1"}], "item 1 (C-1): field 'answer' must be text"),
+        ([{"id": 1, "question": "Q", "problem_idx": "C-1"}, {"id": 2, "question": "R", "problem_idx": "C-1"}],
+         "item 2 (C-1): duplicate id 'C-1'"),
+        ([{"id": 1, "question": "Q", "problem_idx": "C-1"}, "text"], "item 2: not a JSON object"),
+    ],
+    ids=["empty-question", "answer-not-text", "duplicate", "not-an-object"],
+)
+def test_bad_deepseek_items_are_named(tmp_path: Path, items: list[object], message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_benchmark_problems(write(tmp_path, "inputs.json", json.dumps(items)))
+
+
+def test_a_json_list_of_plain_rows_and_a_csv_of_plain_rows(tmp_path: Path) -> None:
+    listed = read_benchmark_problems(write(tmp_path, "rows.json", json.dumps([{"id": "x", "problem": "Prove P."}])))
+    assert [(problem.id, problem.problem) for problem in listed] == [("x", "Prove P.")]
+    plain = read_benchmark_problems(write(tmp_path, "rows.csv", "id,problem,answer\ny,Prove Q.,5\n,Prove R.,\n"))
+    assert [problem.problem for problem in plain] == ["Prove Q.", "Prove R."] and plain[0].short_answer == "5"
+    assert plain[0].id == "y" and plain[1].id  # a row without an id gets a content hash
+    with pytest.raises(InputError, match="cannot tell the format of the JSON list"):
+        read_benchmark_problems(write(tmp_path, "other.json", json.dumps([{"text": "?"}])))
+
+
+@pytest.mark.skipif(not DEEPSEEK_INPUTS.is_dir(), reason="the shared datasets are not here")
+def test_real_deepseek_inputs() -> None:
+    counts = {path.stem: len(read_benchmark_problems(path)) for path in sorted(DEEPSEEK_INPUTS.glob("*.json"))}
+    assert counts == {"CMO2024": 6, "CMO2025": 6, "IMO2025": 6, "Putnam2024": 12}

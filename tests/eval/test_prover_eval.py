@@ -294,3 +294,24 @@ def test_a_world_problem_in_search_mode_records_the_truth_of_its_whole_pool(tmp_
     assert (total["true_pass_rate"], total["pool_problems"], total["pool_proofs"]) == (0.0, 2, 7)
     assert (total["true_pool_pass_rate"], total["true_pool_any_pass"]) == (round((1 / 3 + 0) / 2, 4), 0.5)
     assert "true_pool_pass_rate" not in summary_tables(RECORDS)["total"][0]
+
+
+def test_problems_searched_together_get_what_each_alone_gets_from_shared_engine_calls(tmp_path: Path) -> None:
+    from eval.prover_eval import prove_problems_by_search
+
+    def answer(prompt: str) -> list[str]:  # a refinement prompt gets the careful proof
+        return generator_answer("Solve the problem below")[1:] if prompt.startswith("Below are a problem") else generator_answer(prompt)
+
+    other = BenchmarkProblem("PB-Basic-002", "Find 8 times 8 again.")
+    settings = SearchConfig(pool=2, verify_samples=1, top_k=1, rounds=1, stop_at_full_pass=False)
+    engine = ScriptedEngine(answer)
+    together = prove_problems_by_search(engine, [PROBLEM, other], settings, SAMPLING,
+                                        [tmp_path / "joint" / "a", tmp_path / "joint" / "b"], None)
+    alone = [prove_problem(ScriptedEngine(answer), problem, "search", RefineConfig(), settings, SAMPLING,
+                           tmp_path / "alone" / name, None) for problem, name in ((PROBLEM, "a"), (other, "b"))]
+    for joint, single in zip(together, alone):
+        assert {key: value for key, value in joint.items() if key not in ("prove_s", "searched_together")} == \
+               {key: value for key, value in single.items() if key != "prove_s"}
+        assert joint["searched_together"] == 2
+    # Round 0: both problems' generations in one call, then all four proofs' verifications; the same for round 1.
+    assert [request.n for request in engine.requests] == [2, 2, 1, 1, 1, 1, 1, 1, 1, 1]

