@@ -15,6 +15,11 @@ prover`` puts its grader's points there, out of 7, rescaled to the contest's ful
 when ``problem_idx`` names a contest with another scale (CMO 21, Putnam 10), so that the
 release's reader (``eval.human_grades``, format ``deepseek-math-v2``) maps them as it maps
 the released human ratings. It is a model's marking, not a human's: say so when reporting.
+
+:func:`read_outputs` reads such lines back, ours or the release's, as :class:`OutputRow`
+records whose ratings may be null (``eval.human_grades`` needs a human rating on every line;
+this reader does not), so a ``prove --search`` file round-trips too. A bad line is an
+InputError naming it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from data.atomic import write_text_atomic
+from data.row_checks import read_checked, text_field
 from eval.benchmark_problems import BenchmarkProblem
 from eval.grader import MAX_POINTS
 from eval.human_grades import contest_max_points
@@ -78,3 +84,53 @@ def write_outputs(path: Path, records: Iterable[FinalRecord]) -> Path:
     lines = "".join(json.dumps(output_row(record), ensure_ascii=False) + "\n" for record in records)
     write_text_atomic(path, lines)
     return path
+
+
+@dataclass(frozen=True)
+class OutputRow:
+    """One line of a release-shaped output file, as :func:`read_outputs` reads it back."""
+
+    problem: BenchmarkProblem
+    proof: str
+    average_automatic_rating: float | None
+    """The verifier's mean score in [0, 1]; None when the line has none."""
+    human_rating: float | None
+    """The rating on the contest's scale; None when the line has none."""
+
+    @property
+    def id(self) -> str:
+        return self.problem.id
+
+    def __post_init__(self) -> None:
+        if self.average_automatic_rating is not None and not 0.0 <= self.average_automatic_rating <= 1.0:
+            raise ValueError(f"average_automatic_rating {self.average_automatic_rating} is not in [0, 1]")
+        if self.human_rating is not None and self.human_rating < 0:
+            raise ValueError(f"human_rating {self.human_rating} is negative")
+
+
+def _optional_number(prediction: dict[str, Any], key: str) -> float | None:
+    value = prediction.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"model_prediction.{key} {value!r} is not a number")
+    return value
+
+
+def output_record(row: dict[str, Any]) -> OutputRow:
+    """One line as an :class:`OutputRow`; ValueError naming what is wrong with it."""
+    prediction = row.get("model_prediction")
+    if not isinstance(prediction, dict):
+        raise ValueError("missing object 'model_prediction'")
+    problem = BenchmarkProblem(
+        text_field(row, "problem_idx"), text_field(row, "question"), reference_solution=str(row.get("solution") or ""),
+        guidelines=str(row.get("grading guidelines") or ""), level=str(row.get("level") or ""),
+        category=str(row.get("type") or ""), source=str(row.get("source") or ""),
+    )
+    return OutputRow(problem, text_field(prediction, "proof"), _optional_number(prediction, "average_automatic_rating"),
+                     _optional_number(prediction, "human_rating"))
+
+
+def read_outputs(path: str | Path) -> list[OutputRow]:
+    """Every line of a release-shaped output JSONL; InputError naming the first bad line."""
+    return read_checked(path, output_record)
