@@ -120,7 +120,7 @@ def cold_start(cli, tmp_path_factory: pytest.TempPathFactory, embedded_checkpoin
     data = write_jsonl(folder / "rated.jsonl", rows)
     run_dir = folder / "sft"
     result = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--prompts", str(prompts),
-                 "--json", "--sft-steps", "8", "--set", "sft.batch_size=8", "--set", "sft.learning_rate=5e-4",
+                 "--json", "--sft-steps", "8", "--set", "sft.batch_size=4", "--set", "sft.learning_rate=5e-4",
                  "--set", "sft.max_length=256", "--set", "model.lora=false",
                  "--set", "sft.formats=verifier,generator,meta-verifier")
     assert result.returncode == 0, result.stderr
@@ -184,15 +184,8 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     if role == "generator":  # a world problem: the checker's verdict on the rollouts is logged beside the reward
         assert any(key.endswith("truth/pass_rate") for record in metrics for key in record)
     assert changed_weights(cold_start["model"], run_dir / "final") > 0
-    if role != "verifier":
-        return  # every role writes its final model the same way; loading one with `verify` is enough
-    problem, proof = tmp_path / "problem.txt", tmp_path / "proof.txt"
-    problem.write_text(str(rows[0]["problem"]), encoding="utf-8")
-    proof.write_text(str(rows[0]["proof"]), encoding="utf-8")
-    verified = cli("verify", "--problem", str(problem), "--proof", str(proof), "--engine", "transformers",
-                   "--model", str(run_dir / "final"), "--samples", "1", "--max-tokens", "8", "--json")
-    assert verified.returncode == 0, verified.stderr
-    assert json.loads(verified.stdout)["model"] == str(run_dir / "final")
+    # Every role writes its final model the same way; the verifier's 'after' agreement above loaded run_dir/final in
+    # the transformers engine that `verify` uses and scored its greedy verifications, so the written model loads.
 
 
 def write_short_prompts(folder: Path) -> Path:

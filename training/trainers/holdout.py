@@ -20,14 +20,12 @@ from training.role_data.rows import TrainingRow
 from verifier.verification import verify_proofs
 
 
-def agreement(model: str, role: str, rows: Sequence[TrainingRow], max_tokens: int, prompts_dir: str | None = None) -> dict[str, Any]:
-    """{'rows', 'exact', 'format_failure_rate', 'mean_abs_error', 'predicted'} of ``model`` on ``rows`` for ``role``.
-
-    ``predicted`` counts the greedy scores given (``"none"``: format failure): a model that
-    gives every row the same score shows up there, whatever its exact agreement.
-    """
+def agreements(model: str, role: str, sets: dict[str, Sequence[TrainingRow]], max_tokens: int,
+               prompts_dir: str | None = None) -> dict[str, dict[str, Any]]:
+    """``agreement`` of ``model`` on each named row set: one model load and one batched engine call for all sets."""
     from engine.transformers_backend import TransformersEngine
 
+    rows = [row for rows_of_set in sets.values() for row in rows_of_set]
     engine = TransformersEngine(EngineConfig(backend="transformers", model=model, dtype="float32"))
     sampling = SamplingConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
     try:
@@ -41,13 +39,27 @@ def agreement(model: str, role: str, rows: Sequence[TrainingRow], max_tokens: in
     finally:
         engine.close()
     predicted = [result.analyses[0].score for result in results]
+    measured, start = {}, 0
+    for name, rows_of_set in sets.items():
+        end = start + len(rows_of_set)
+        measured[name] = agreement(predicted[start:end], references[start:end])
+        start = end
+    return measured
+
+
+def agreement(predicted: Sequence[float | None], references: Sequence[float]) -> dict[str, Any]:
+    """{'rows', 'exact', 'format_failure_rate', 'mean_abs_error', 'predicted'} of greedy scores against the references.
+
+    ``predicted`` counts the greedy scores given (``"none"``: format failure): a model that
+    gives every row the same score shows up there, whatever its exact agreement.
+    """
     parsed = [(score, reference) for score, reference in zip(predicted, references) if score is not None]
     return {
-        "rows": len(rows),
+        "rows": len(predicted),
         "exact": round(fmean(score == reference for score, reference in zip(predicted, references)), 4),
         "format_failure_rate": round(fmean(score is None for score in predicted), 4),
         "mean_abs_error": round(fmean(abs(score - reference) for score, reference in parsed), 4) if parsed else None,  # type: ignore[operator]
-        "predicted": {("none" if score is None else f"{score:g}"): predicted.count(score)
+        "predicted": {("none" if score is None else f"{score:g}"): list(predicted).count(score)
                       for score in sorted(set(predicted), key=lambda value: -1 if value is None else value)},
     }
 
@@ -67,12 +79,15 @@ def measured_sets(rows: Sequence[TrainingRow], held_out: Sequence[TrainingRow]) 
 
 def write_agreements(run_dir: Path, when: str, model: str, role: str, sets: dict[str, list[TrainingRow]],
                      max_tokens: int, prompts_dir: str | None) -> None:
-    """``RUN/<set>_<when>.json`` for each set; a 'before' file already there (a resumed run) is kept."""
-    for name, rows in sets.items():
-        path = run_dir / f"{name}_{when}.json"
-        if when == "before" and path.exists():
-            continue
-        path.write_text(json.dumps({"model": model, **agreement(model, role, rows, max_tokens, prompts_dir)}), encoding="utf-8")
+    """``RUN/<set>_<when>.json`` for each set; a 'before' file already there (a resumed run) is kept.
+
+    The model is loaded once for all sets, not once per set."""
+    paths = {name: run_dir / f"{name}_{when}.json" for name in sets}
+    todo = {name: rows for name, rows in sets.items() if rows and not (when == "before" and paths[name].exists())}
+    if not todo:
+        return
+    for name, measured in agreements(model, role, todo, max_tokens, prompts_dir).items():
+        paths[name].write_text(json.dumps({"model": model, **measured}), encoding="utf-8")
 
 
 def agreement_summary(run_dir: Path) -> dict[str, Any]:
