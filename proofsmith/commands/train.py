@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from data.atomic import write_text_atomic
 from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
@@ -23,6 +25,9 @@ from verifier.templates import check_prompts_dir
 
 
 def prepare_run_dir(config: TrainConfig) -> Path:
+    """Create the run directory and write the resolved config in it (the main process writes)."""
+    from training.processes import is_main_process
+
     run_dir = Path(config.run_dir)
     if run_dir.exists() and not run_dir.is_dir():
         raise InputError(f"run_dir {run_dir} exists and is not a directory")
@@ -30,18 +35,28 @@ def prepare_run_dir(config: TrainConfig) -> Path:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"cannot create run_dir {run_dir}: {error.strerror}") from None
-    (run_dir / "config.toml").write_text(to_toml(config), encoding="utf-8")
+    if is_main_process():
+        write_text_atomic(run_dir / "config.toml", to_toml(config))
     return run_dir
+
+
+def fingerprint(rows: list[Any]) -> str:
+    """What a process read, in a few characters: the ids of its rows in order."""
+    return hashlib.sha256("\n".join(row.id for row in rows).encode()).hexdigest()[:16]
 
 
 def run_loop(config: TrainConfig, as_json: bool) -> int:
     from training.loop.schedule import Loop
+    from training.processes import agree, is_main_process
 
     loop = Loop(config, to_toml)
     loop.check_data()
     prepare_run_dir(config)
+    agree(run_dir=str(Path(config.run_dir).resolve()), data=loop.data_fingerprint())
     with contextlib.redirect_stdout(sys.stderr):
         stages = loop.run()
+    if not is_main_process():
+        return 0
     result = {"role": "loop", "run_dir": config.run_dir, "final_model": loop.model, "stages": stages}
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
@@ -65,6 +80,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if config.async_ and role != "generator":
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
+    from training.processes import agree, is_main_process, process_count
+
+    if config.async_ and process_count() > 1:
+        raise InputError(f"async GRPO trains in one process, not {process_count()}: launch it without accelerate/torchrun "
+                         "(more rollout throughput comes from more servers in [async_rl] servers), "
+                         "or set async = false to train on several processes")
     if role == "loop":
         return run_loop(config, args.json)
     from training.role_data.rows import read_rows, read_sft_rows, split_holdout, verifier_rows
@@ -79,10 +100,14 @@ def run(args: argparse.Namespace) -> int:
         if config.data.holdout:
             rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
     run_dir = prepare_run_dir(config)
-    if is_complete(run_dir):
+    agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint(rows),
+          held_out=len(held_out), held_out_read=fingerprint(held_out))
+    if is_complete(run_dir) and is_main_process():
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
     with contextlib.redirect_stdout(sys.stderr):  # the trainers print their logs; stdout is for --json
         summary = train_role(role, config, rows, held_out)
+    if not is_main_process():  # one process reports
+        return 0
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:

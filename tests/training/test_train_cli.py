@@ -13,14 +13,10 @@ from pathlib import Path
 import pytest
 
 from parity_sets import graded_rows, rated_rows
+from train_inputs import tiny_loop_config, write_jsonl, write_short_prompts
 
 REPO = Path(__file__).resolve().parents[2]
 NO_MODEL = ("--model", "./no-such-model")  # any attempt to load a model would fail differently
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
 
 
 @pytest.fixture
@@ -96,13 +92,6 @@ def changed_weights(before: Path, after: Path) -> int:
 
     old, new = tensors(before), tensors(after)
     return sum(1 for name, value in new.items() if name in old and not torch.equal(old[name], value))  # type: ignore[arg-type]
-
-
-SHORT_PROMPTS = {
-    "verify.md": "Grade this proof.\nProblem: {{problem}}\nProof: {{proof}}",
-    "meta_verify.md": "Rate this grading.\nProblem: {{problem}}\nProof: {{proof}}\nGrading: {{analysis}}",
-    "generate.md": "Prove it and grade your proof.\nProblem: {{problem}}",
-}
 
 
 @pytest.fixture(scope="module")
@@ -186,49 +175,6 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     assert changed_weights(cold_start["model"], run_dir / "final") > 0
     # Every role writes its final model the same way; the verifier's 'after' agreement above loaded run_dir/final in
     # the transformers engine that `verify` uses and scored its greedy verifications, so the written model loads.
-
-
-def write_short_prompts(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in SHORT_PROMPTS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
-
-
-def tiny_loop_config(tmp_path: Path) -> Path:
-    prompts = write_short_prompts(tmp_path / "prompts")
-    graded = write_jsonl(tmp_path / "graded.jsonl", graded_rows(1)[:4])
-    rated = write_jsonl(tmp_path / "rated.jsonl", rated_rows(1)[:4])
-    config = tmp_path / "loop.toml"
-    config.write_text(f"""
-run_dir = "{tmp_path / 'loop'}"
-prompts_dir = "{prompts}"
-[loop]
-iterations = 2
-verifier_data = "{graded}"
-meta_data = "{rated}"
-generator_data = "{graded}"
-sample_problems = 2
-proofs_per_problem = 1
-auto_label = true
-[sft]
-max_steps = 2
-batch_size = 2
-max_length = 256
-[grpo]
-group_size = 2
-max_steps = 1
-save_steps = 1
-[rollouts]
-max_tokens = 12
-[scoring]
-max_tokens = 12
-[label]
-n = 2
-m = 1
-k = 1
-""", encoding="utf-8")
-    return config
 
 
 @pytest.mark.slow

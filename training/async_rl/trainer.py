@@ -17,10 +17,11 @@ One change applies everywhere: accelerate's data loaders read one batch ahead of
 they hand over, so a batch would leave the rollout queue one optimizer step (and so one
 weight push) before it is trained. The staleness gate would pass rollouts that are a
 version older than the bound by the time they train, and lockstep (which generates a
-step's groups only after the previous push) would wait forever for that extra batch. With
-one trainer process the trainer iterates the plain loader instead (``QueueReadingTrainer``),
-so a batch leaves the queue when its step starts; several processes need accelerate's
-dispatcher, and there the bound is checked one micro-batch early (lockstep is refused).
+step's groups only after the previous push) would wait forever for that extra batch. The
+trainer iterates the plain loader instead (``QueueReadingTrainer``), so a batch leaves the
+queue when its step starts. That needs one trainer process, and so does one rollout worker
+feeding one weight push per step: a launch with several processes is refused before
+anything loads (the synchronous trainer takes several; async scales through its servers).
 
 The run directory is ``training.trainers.setup``'s plus ``rollouts.jsonl`` (every scored rollout)
 and ``trained.jsonl`` (every sample the trainer took, with its version and the trainer's).
@@ -92,7 +93,7 @@ def queue_reading_trainer() -> type:
         def get_train_dataloader(self) -> Any:
             loader = super().get_train_dataloader()
             # The base loader reads nothing ahead; TRL forces ignore_data_skip, so no resume replay needs the wrapper.
-            return loader.base_dataloader if self.accelerator.num_processes == 1 else loader
+            return loader.base_dataloader
 
     return QueueReadingTrainer
 
@@ -202,13 +203,13 @@ def trainer_args(config: TrainConfig, first_server: str) -> Any:
 def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     """Train the generator off-policy from the pool (resuming from the last checkpoint); returns the final model."""
     import torch
-    from accelerate import PartialState
     from datasets import Dataset
     from transformers import AutoTokenizer
 
     from data.errors import InputError
     from training.async_rl.orchestrator import RolloutOrchestrator
     from training.rewards.scoring_engines import close_all
+    from training.processes import process_count
     from training.trainers.setup import (
         finish,
         grpo_dataset_records,
@@ -220,11 +221,13 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     )
 
     run_dir, settings = Path(config.run_dir), config.async_rl
+    if process_count() > 1:
+        raise InputError(f"async GRPO trains in one process, not {process_count()}: launch it without accelerate/torchrun "
+                         "(more rollout throughput comes from more servers in [async_rl] servers), "
+                         "or set async = false to train on several processes")
     location = model_location(config.model.name)
     tokenizer = AutoTokenizer.from_pretrained(location)
     records = grpo_dataset_records("generator", config, rows, tokenizer)
-    if settings.lockstep and PartialState().num_processes > 1:
-        raise InputError("async_rl.lockstep needs one trainer process: accelerate's multi-process loader reads a batch ahead")
     if not torch.cuda.is_available():
         adapt_to_cpu()
     servers = [] if settings.servers else start_local_servers(config, location, run_dir)

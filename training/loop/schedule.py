@@ -21,10 +21,15 @@ A stage is done when its directory holds ``COMPLETE``; a rerun skips done stages
 training stage resumes from its last checkpoint. Deliberate simplification: sampling,
 verification and labeling inside the loop use one in-process engine on the current model
 (``scorer.backend`` when it is transformers or vllm, else transformers).
+
+Under a multi-process launch every process runs the schedule; the main one alone samples,
+labels and writes each stage's files, the others wait for them (``training.processes``),
+and the training stages run on all of them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -43,10 +48,14 @@ from generator.prompt import generation_messages
 from training.role_data.rows import TrainingRow, as_meta_verification_tasks, read_rows, read_sft_rows
 from training.role_data.records import as_dicts, sft_records
 from training.config import TrainConfig, is_complete, mark_complete
+from training.processes import is_main_process, wait_for_everyone
 from verifier.prompt import verification_messages
 from verifier.verification import verify_proofs
 
 logger = logging.getLogger(__name__)
+
+RFT_RECORDS = "rft_records.json"
+"""An iteration's rejection fine-tuning set (``iterN/rft_records.json``), written before the rft stage trains."""
 
 
 def rejection_set(drafts: list[dict[str, Any]], labeled: list[dict[str, Any]] | None, min_score: float,
@@ -110,6 +119,11 @@ class Loop:
         if loop.cold_start:
             self.cold_start_rows()
 
+    def data_fingerprint(self) -> str:
+        """The ids of every row this process read, hashed: processes of one launch must agree on it."""
+        ids = [row.id for key in sorted(self._rows) for row in self._rows[key]]
+        return hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
+
     def cold_start_rows(self) -> list[TrainingRow]:
         """The SFT rows of iteration 1: critiques of the verifier data, ratings of the meta data."""
         if ("sft", "") not in self._rows:
@@ -133,7 +147,8 @@ class Loop:
         else:
             stage_dir.mkdir(parents=True, exist_ok=True)
             config = self.stage_config(stage_dir)
-            (stage_dir / "config.toml").write_text(self.render_config(config), encoding="utf-8")
+            if is_main_process():
+                write_text_atomic(stage_dir / "config.toml", self.render_config(config))
             logger.info("iteration %d: %s from %s", iteration, stage, self.model)
             if stage in ("sft", "rft"):
                 from training.trainers.sft import run_sft
@@ -222,30 +237,46 @@ class Loop:
         return records
 
     def feedback_stages(self, iteration: int) -> list[TrainingRow]:
-        """Iteration >= 2: sample, [label], rejection fine-tuning; returns the newly labeled verifier rows."""
+        """Iteration >= 2: sample, [label], rejection fine-tuning; returns the newly labeled verifier rows.
+
+        With several processes the main one samples, labels and builds the fine-tuning set
+        (files under ``iterN/``) while the others wait; then all train on what it wrote."""
         iteration_dir = self.root / f"iter{iteration}"
-        label_dir, rft_dir = iteration_dir / "label", iteration_dir / "rft"
-        label_needed = self.config.loop.auto_label and not is_complete(label_dir)
-        rft_needed = not is_complete(rft_dir)
-        records: list[dict[str, Any]] = []
-        if label_needed or rft_needed:
-            engine = self.engine()
-            try:
-                drafts = self.samples(iteration, engine)
-                if label_needed:
-                    self.label(iteration, engine, drafts)
-                    mark_complete(label_dir)
-                    self.log.append({"iteration": iteration, "stage": "label", "status": "labeled"})
-                if rft_needed:
-                    records = self.rft_records(iteration, engine, drafts)
-            finally:
-                engine.close()
-        if rft_needed and not records:
-            mark_complete(rft_dir)  # nothing scored well: the model carries over unchanged
-            self.log.append({"iteration": iteration, "stage": "rft", "status": "skipped (nothing scored well)"})
+        label_needed = self.config.loop.auto_label and not is_complete(iteration_dir / "label")
+        rft_needed = not is_complete(iteration_dir / "rft")
+        sampling_needed = label_needed or (rft_needed and not (iteration_dir / RFT_RECORDS).exists())
+        if is_main_process() and sampling_needed:
+            self.sample_and_label(iteration, label_needed, rft_needed)
+        wait_for_everyone()
+        if label_needed:
+            self.log.append({"iteration": iteration, "stage": "label", "status": "labeled"})
+        if rft_needed:
+            records = json.loads((iteration_dir / RFT_RECORDS).read_text(encoding="utf-8"))
+            if records:
+                self.train_stage(iteration, "rft", records=records)
+            else:
+                if is_main_process():
+                    mark_complete(iteration_dir / "rft")  # nothing scored well: the model carries over unchanged
+                self.log.append({"iteration": iteration, "stage": "rft", "status": "skipped (nothing scored well)"})
         else:
-            self.train_stage(iteration, "rft", records=records)
+            self.train_stage(iteration, "rft")
         return self.labeled_rows(iteration) if self.config.loop.auto_label else []
+
+    def sample_and_label(self, iteration: int, label_needed: bool, rft_needed: bool) -> None:
+        """Sample (``samples.json``), label (``labeled.jsonl``, then ``label/COMPLETE``) and write the rejection
+        fine-tuning set (``rft_records.json``), each kept on disk so a rerun does not draw it again."""
+        iteration_dir = self.root / f"iter{iteration}"
+        engine = self.engine()
+        try:
+            drafts = self.samples(iteration, engine)
+            if label_needed:
+                self.label(iteration, engine, drafts)
+                mark_complete(iteration_dir / "label")
+            if rft_needed and not (iteration_dir / RFT_RECORDS).exists():
+                write_text_atomic(iteration_dir / RFT_RECORDS,
+                                  json.dumps(self.rft_records(iteration, engine, drafts), ensure_ascii=False))
+        finally:
+            engine.close()
 
     def run(self) -> list[dict[str, Any]]:
         """Run every stage not yet complete; returns what each stage did."""
@@ -264,5 +295,6 @@ class Loop:
                 self.train_stage(iteration, "meta-verifier", rows=self.rows("meta-verifier", loop.meta_data))
             self.train_stage(iteration, "verifier", rows=rows)
             self.train_stage(iteration, "generator", rows=self.rows("generator", loop.generator_data))
-        mark_complete(self.root)
+        if is_main_process():
+            mark_complete(self.root)
         return self.log

@@ -28,6 +28,7 @@ from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_m
 from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
 from training.rewards.scoring_engines import CallStats, ScoringClient
 from training.config import RewardSettings, SamplingSettings, scoring_defaults
+from training.processes import process_count, process_index
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.prompt import verification_messages
 
@@ -53,6 +54,17 @@ def call_metrics(prefix: str, stats: CallStats, used: bool) -> dict[str, float |
         return {}
     return {f"{prefix}/seconds": stats.seconds, f"{prefix}/completion_tokens": float(stats.completion_tokens),
             f"{prefix}/failed_calls": float(stats.failed)}
+
+
+def process_metrics(completions: Sequence[Any], *stats: CallStats) -> dict[str, float | None]:
+    """Under several training processes, what this one's reward did: ``process/rankN/rollouts`` it scored
+    and ``process/rankN/scoring_tokens`` its engine calls generated (nothing with one process). TRL
+    averages a metric over the processes that log it, so a name per rank keeps each rank's own count."""
+    if process_count() == 1:
+        return {}
+    rank = process_index()
+    return {f"process/rank{rank}/rollouts": float(len(completions)),
+            f"process/rank{rank}/scoring_tokens": float(sum(stat.completion_tokens for stat in stats))}
 
 
 def log_all(log_metric: Metric | None, values: dict[str, float | None]) -> None:
@@ -130,6 +142,7 @@ class VerifierReward(RoleReward):
             "reward/meta": mean_score([rating_of[i] for i in parsed_indices]),
             "skipped": float(sum(reward is None for reward in rewards)),
             **call_metrics("meta", stats, self.meta is not None),
+            **process_metrics(completions, stats),
         })
         return rewards
 
@@ -151,6 +164,7 @@ class MetaVerifierReward(RoleReward):
             "reward/format": fmean(rating is not None for rating in ratings),
             "format_failure_rate": fmean(rating is None for rating in ratings),
             "reward/rating_agreement": fmean(1 - abs(m - r) for m, r in parsed) if parsed else None,
+            **process_metrics(completions),
         })
         return rewards
 
@@ -244,6 +258,7 @@ class GeneratorReward(RoleReward):
             "skipped": float(sum(reward is None for reward in rewards)),
             **call_metrics("verifier", verify_stats, True),
             **call_metrics("meta", meta_stats, self.meta is not None),
+            **process_metrics(completions, verify_stats, meta_stats),
             **truth_metrics(goal or [[]] * len(generated), generated, proof_scores),
         })
         return rewards

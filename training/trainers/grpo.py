@@ -28,6 +28,7 @@ from training.rewards.scoring_engines import (
     stage_clients,
 )
 from training.role_data.rows import TrainingRow
+from training.processes import per_process
 from training.trainers.setup import (
     common_arguments,
     finish,
@@ -71,7 +72,7 @@ def grpo_arguments(config: TrainConfig) -> Any:
     grpo, rollouts = config.grpo, config.rollouts
     return GRPOConfig(
         **common_arguments(config, grpo.save_steps),
-        per_device_train_batch_size=grpo.group_size * grpo.prompts_per_step,
+        per_device_train_batch_size=per_process(grpo.group_size * grpo.prompts_per_step, "grpo.group_size x grpo.prompts_per_step"),
         num_generations=grpo.group_size,
         gradient_accumulation_steps=grpo.gradient_accumulation_steps,
         max_completion_length=rollouts.max_tokens,

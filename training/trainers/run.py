@@ -16,6 +16,7 @@ from training.role_data.records import sft_records
 from training.role_data.rows import TrainingRow
 from training.trainers.holdout import agreement_summary, measured_sets, write_agreements
 from training.trainers.metrics import curve, read_metrics
+from training.processes import is_main_process, wait_for_everyone
 
 SUMMARISED_CURVES = ("reward", "format_failure_rate", "loss", "frac_reward_zero_std")
 """Metrics whose first and last values the summary reports."""
@@ -28,7 +29,7 @@ def train_role(role: str, config: TrainConfig, rows: list[TrainingRow], held_out
     measure = bool(held_out) and role in ("verifier", "meta-verifier") and not is_complete(run_dir)
     prompts_dir = config.prompts_dir or None
     if measure:
-        write_agreements(run_dir, "before", config.model.name, role, sets, config.rollouts.max_tokens, prompts_dir)
+        measure_agreement(run_dir, "before", config.model.name, role, sets, config, prompts_dir)
     if is_complete(run_dir):
         return run_summary(run_dir, role)
     if role == "sft":
@@ -44,8 +45,16 @@ def train_role(role: str, config: TrainConfig, rows: list[TrainingRow], held_out
 
         run_grpo(role, config, rows)
     if measure:
-        write_agreements(run_dir, "after", str(run_dir / "final"), role, sets, config.rollouts.max_tokens, prompts_dir)
+        measure_agreement(run_dir, "after", str(run_dir / "final"), role, sets, config, prompts_dir)
     return run_summary(run_dir, role)
+
+
+def measure_agreement(run_dir: Path, when: str, model: str, role: str, sets: dict[str, list[TrainingRow]],
+                      config: TrainConfig, prompts_dir: str | None) -> None:
+    """``write_agreements`` in the main process while the others wait (one model load, one file writer)."""
+    if is_main_process():
+        write_agreements(run_dir, when, model, role, sets, config.rollouts.max_tokens, prompts_dir)
+    wait_for_everyone()
 
 
 def run_summary(run_dir: Path, role: str) -> dict[str, Any]:

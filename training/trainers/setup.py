@@ -25,6 +25,7 @@ from training.config import TrainConfig, mark_complete
 from training.role_data.records import grpo_records
 from training.role_data.rows import TrainingRow
 from training.trainers.metrics import MetricsFile, plot_rewards
+from training.processes import is_main_process, wait_for_everyone
 from training.trainers.progress import show_training_progress
 
 
@@ -106,18 +107,24 @@ def resume(trainer: Any, config: TrainConfig, title: str) -> None:
 
 
 def save_final(trainer: Any, tokenizer: Any, out: Path) -> None:
-    """Save a plain model (LoRA merged) that every engine can load."""
-    model = trainer.model
-    if hasattr(model, "merge_and_unload"):
-        model = model.merge_and_unload()
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(str(out), safe_serialization=True)
-    tokenizer.save_pretrained(str(out))
+    """Save a plain model (LoRA merged) that every engine can load (the main process; the others wait)."""
+    if is_main_process():
+        model = trainer.model
+        if hasattr(model, "merge_and_unload"):
+            model = model.merge_and_unload()
+        out.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(str(out), safe_serialization=True)
+        tokenizer.save_pretrained(str(out))
+    wait_for_everyone()
 
 
 def finish(config: TrainConfig, title: str) -> Path:
-    """Redraw the reward curves and mark the run complete (after ``final/`` is saved); returns ``final/``."""
+    """Redraw the reward curves and mark the run complete (after ``final/`` is saved); returns ``final/``.
+
+    The main process writes; every process returns once ``COMPLETE`` is there."""
     run_dir = Path(config.run_dir)
-    plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"{title}: {config.model.name}")
-    mark_complete(run_dir)
+    if is_main_process():
+        plot_rewards(run_dir / "metrics.jsonl", run_dir / "rewards.png", f"{title}: {config.model.name}")
+        mark_complete(run_dir)
+    wait_for_everyone()
     return run_dir / "final"

@@ -14,6 +14,7 @@ from typing import Any
 
 from data.errors import InputError
 from training.config import TrainConfig
+from training.processes import per_process
 from training.trainers.setup import common_arguments, finish, lora_config, metrics_callback, model_location, resume, save_final
 
 
@@ -27,7 +28,7 @@ def run_sft(config: TrainConfig, records: list[dict[str, Any]]) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(location)
     args = SFTConfig(
         **common_arguments(config, config.sft.save_steps),
-        per_device_train_batch_size=config.sft.batch_size,
+        per_device_train_batch_size=per_process(config.sft.batch_size, "sft.batch_size"),
         learning_rate=config.sft.learning_rate,
         max_steps=config.sft.max_steps,
         max_length=config.sft.max_length,

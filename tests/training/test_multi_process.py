@@ -1,0 +1,191 @@
+"""``accelerate launch --num_processes 2`` on CPU (gloo): real two-process runs of ``train sft`` and
+``train loop`` (its verifier and generator GRPO stages, labels and rejection fine-tuning), a rank
+killed mid-run and resumed, and async GRPO refused.
+
+On a CPU machine the launch takes ``--multi_gpu``: that flag picks accelerate's torchrun
+launcher, and the trainers set ``use_cpu`` themselves, so the processes meet over gloo.
+(``accelerate launch --cpu --num_processes 2`` starts one process only.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from train_inputs import tiny_loop_config, write_jsonl, write_short_prompts
+
+REPO = Path(__file__).resolve().parents[2]
+WORLD_TRAIN = REPO / "data" / "bundled" / "world" / "train.jsonl"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def launch_command(*args: str, processes: int = 2) -> list[str]:
+    return [str(Path(sys.executable).with_name("accelerate")), "launch", "--multi_gpu", "--num_processes", str(processes),
+            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+            "--main_process_port", str(free_port()), "-m", "proofsmith", *args]
+
+
+def launch(*args: str, processes: int = 2, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(launch_command(*args, processes=processes), capture_output=True, text=True, timeout=timeout,
+                          cwd=REPO, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
+def metrics(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def step_lines(run_dir: Path) -> list[dict[str, Any]]:
+    """The per-step lines of metrics.jsonl (the trainer's closing summary line has no loss)."""
+    return [record for record in metrics(run_dir) if "train_runtime" not in record]
+
+
+def sft_args(run_dir: Path, prompts: Path, steps: int) -> tuple[str, ...]:
+    return ("train", "sft", "--run-dir", str(run_dir), "--data", str(WORLD_TRAIN), "--prompts", str(prompts), "--json",
+            "--sft-steps", str(steps), "--set", "data.max_rows=8", "--set", "sft.batch_size=4",
+            "--set", "sft.max_length=256", "--set", "sft.save_steps=1", "--set", "sft.learning_rate=1e-3")
+
+
+def final_weights(run_dir: Path) -> dict[str, Any]:
+    from safetensors.torch import load_file
+
+    return load_file(str(run_dir / "final" / "model.safetensors"))
+
+
+@pytest.mark.slow
+def test_sft_on_two_processes_trains_what_one_process_trains(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    """Same global batch (4) and seed: two processes of 2 examples see, step by step, the examples one process
+    sees in its batch of 4 (the same token counts), and the loss is the token mean over the global batch
+    either way, so the losses and the trained weights agree up to float summation order."""
+    prompts = write_short_prompts(tmp_path / "prompts")
+    one, two = tmp_path / "one", tmp_path / "two"
+    single = cli(*sft_args(one, prompts, 2))
+    assert single.returncode == 0, single.stderr
+    double = launch(*sft_args(two, prompts, 2))
+    assert double.returncode == 0, double.stderr
+    assert double.stdout.count('"role": "sft"') == 1  # one process reports
+    assert json.loads(double.stdout)["steps"] == 2
+
+    alone, shared = step_lines(one), step_lines(two)
+    assert [line["step"] for line in shared] == [1, 2]  # one metrics writer: no step twice
+    for a, b in zip(alone, shared):
+        assert a["num_tokens"] == b["num_tokens"]
+        assert b["loss"] == pytest.approx(a["loss"], rel=1e-3)
+    first, second = final_weights(one), final_weights(two)
+    assert first.keys() == second.keys()
+    difference = max(float((first[name] - second[name]).abs().max()) for name in first)
+    assert difference < 1e-4
+
+    assert len(list((two / "tensorboard").rglob("events.out.tfevents.*"))) == 1
+    checkpoint = two / "checkpoints" / "checkpoint-2"
+    assert (checkpoint / "rng_state_0.pth").exists() and (checkpoint / "rng_state_1.pth").exists()
+    assert sorted(path.name for path in two.iterdir() if path.is_file()) == [
+        "COMPLETE", "config.toml", "metrics.jsonl", "rewards.png"]
+
+
+@pytest.mark.slow
+def test_the_loop_runs_every_stage_on_two_processes(tmp_path: Path, embedded_checkpoint: str) -> None:
+    """SFT, the enhanced verifier's and the generator's GRPO (rewards scored in each process by its own copy of
+    the starting model), then samples and labels by the main process alone, rejection fine-tuning, again."""
+    config, run_dir = tiny_loop_config(tmp_path), tmp_path / "loop"
+    config.write_text(config.read_text().replace("group_size = 2\n", "group_size = 2\nprompts_per_step = 2\n"), encoding="utf-8")
+    result = launch("train", "loop", "--config", str(config), "--json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count('"role": "loop"') == 1
+    summary = json.loads(result.stdout)
+    stages = [(stage["iteration"], stage["stage"]) for stage in summary["stages"]]
+    assert stages == [(1, "sft"), (1, "verifier"), (1, "generator"), (2, "label"), (2, "rft"), (2, "verifier"),
+                      (2, "generator")]
+    assert (run_dir / "COMPLETE").exists() and (run_dir / "iter2" / "labeled.jsonl").exists()
+    labeled = (run_dir / "iter2" / "labeled.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(labeled) == len({json.loads(line)["id"] for line in labeled})  # one writer
+    for stage in ("verifier", "generator"):
+        lines = step_lines(run_dir / "iter1" / stage)
+        assert [line["step"] for line in lines] == [1]
+        # group 2 x 2 prompts = 4 rollouts a step, 2 scored by each process's reward
+        for rank in (0, 1):
+            assert lines[0][f"process/rank{rank}/rollouts"] == 2.0
+        assert (run_dir / "iter2" / stage / "final" / "config.json").exists()
+
+
+@pytest.mark.slow
+def test_a_killed_rank_resumes_from_the_last_checkpoint_and_trains_nothing_twice(tmp_path: Path,
+                                                                                  embedded_checkpoint: str) -> None:
+    prompts = write_short_prompts(tmp_path / "prompts")
+    run_dir, steps = tmp_path / "run", 4
+    args = sft_args(run_dir, prompts, steps)
+    launcher = subprocess.Popen(launch_command(*args), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    try:
+        checkpoint = run_dir / "checkpoints" / "checkpoint-2" / "trainer_state.json"
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and not checkpoint.exists() and launcher.poll() is None:
+            time.sleep(0.2)
+        assert launcher.poll() is None, "the launch ended before its second checkpoint"
+        os.kill(rank_pid(launcher.pid, 1), signal.SIGKILL)
+        assert launcher.wait(timeout=300) != 0
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.wait()
+    saved = max(int(path.name.split("-")[1]) for path in (run_dir / "checkpoints").glob("checkpoint-*")
+                if (path / "trainer_state.json").exists())
+    before = step_lines(run_dir) if (run_dir / "metrics.jsonl").exists() else []
+    assert not (run_dir / "COMPLETE").exists() and saved < steps
+
+    result = launch(*args)
+    assert result.returncode == 0, result.stderr
+    resumed = step_lines(run_dir)[len(before):]
+    assert [line["step"] for line in resumed] == list(range(saved + 1, steps + 1))
+    # the resumed steps read on where the checkpoint stopped: a step both runs trained saw the same examples
+    earlier = {line["step"]: line for line in before}
+    for line in resumed:
+        if line["step"] in earlier:
+            assert line["num_tokens"] == earlier[line["step"]]["num_tokens"]
+    assert (run_dir / "COMPLETE").exists() and json.loads(result.stdout)["steps"] == steps
+
+
+def parent_pid(pid: int) -> int:
+    return int((Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[1])
+
+
+def rank_pid(launcher_pid: int, rank: int) -> int:
+    """The worker process of ``rank`` among the launcher's descendants (read from its environment; torchrun
+    starts each worker in its own session, so the process group does not tell)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environment = (entry / "environ").read_bytes().split(b"\0")
+            ancestor = int(entry.name)
+            while ancestor > 1 and ancestor != launcher_pid:
+                ancestor = parent_pid(ancestor)
+        except (OSError, ValueError, IndexError):
+            continue
+        if ancestor == launcher_pid and f"RANK={rank}".encode() in environment and f"LOCAL_RANK={rank}".encode() in environment:
+            return int(entry.name)
+    raise AssertionError(f"no worker with RANK={rank} under launcher {launcher_pid}")
+
+
+@pytest.mark.slow
+def test_async_grpo_on_two_processes_is_refused_in_one_line(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "problems.jsonl", [{"problem": "Prove that 1 + 1 = 2."}])
+    result = launch("train", "generator", "--run-dir", str(tmp_path / "run"), "--data", str(data), "--set", "async=true",
+                    timeout=300)
+    assert result.returncode != 0
+    refusals = [line for line in result.stderr.splitlines() if line.startswith("proofsmith: error:")]
+    assert refusals and all("async GRPO trains in one process, not 2" in line and "async = false" in line for line in refusals)
+    assert not (tmp_path / "run").exists()
