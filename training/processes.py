@@ -48,11 +48,18 @@ def is_main_process() -> bool:
 
 
 def distributed_state() -> Any:
-    """accelerate's process state, set up as the trainers set it up (``use_cpu`` off a GPU)."""
+    """accelerate's process state, set up as the trainers set it up (``use_cpu`` off a GPU).
+
+    On CPU the device is plain ``cpu``: accelerate would name it ``cpu:0`` under several
+    processes, and transformers then loads a checkpoint's optimizer state with that as
+    ``map_location``, which torch cannot restore to (so a resumed run would fail)."""
     import torch
     from accelerate import PartialState
 
-    return PartialState(cpu=not torch.cuda.is_available(), timeout=BARRIER_TIMEOUT)
+    on_cpu = not torch.cuda.is_available()
+    if on_cpu:
+        os.environ.setdefault("ACCELERATE_TORCH_DEVICE", "cpu")
+    return PartialState(cpu=on_cpu, timeout=BARRIER_TIMEOUT)
 
 
 def wait_for_everyone() -> None:

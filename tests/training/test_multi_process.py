@@ -1,10 +1,8 @@
 """``accelerate launch --num_processes 2`` on CPU (gloo): real two-process runs of ``train sft`` and
 ``train loop`` (its verifier and generator GRPO stages, labels and rejection fine-tuning), a rank
-killed mid-run and resumed, and async GRPO refused.
-
-On a CPU machine the launch takes ``--multi_gpu``: that flag picks accelerate's torchrun
-launcher, and the trainers set ``use_cpu`` themselves, so the processes meet over gloo.
-(``accelerate launch --cpu --num_processes 2`` starts one process only.)
+killed mid-run and resumed, and async GRPO refused (how the tests launch: ``tests/launching.py``).
+A two-process GRPO step scored by one shared server is in ``test_train_cli.py`` (it needs the
+cold-started model there).
 """
 
 from __future__ import annotations
@@ -12,36 +10,18 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from launching import launch, launch_command
 from train_inputs import tiny_loop_config, write_jsonl, write_short_prompts
 
 REPO = Path(__file__).resolve().parents[2]
 WORLD_TRAIN = REPO / "data" / "bundled" / "world" / "train.jsonl"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def launch_command(*args: str, processes: int = 2) -> list[str]:
-    return [str(Path(sys.executable).with_name("accelerate")), "launch", "--multi_gpu", "--num_processes", str(processes),
-            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-            "--main_process_port", str(free_port()), "-m", "proofsmith", *args]
-
-
-def launch(*args: str, processes: int = 2, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(launch_command(*args, processes=processes), capture_output=True, text=True, timeout=timeout,
-                          cwd=REPO, env={**os.environ, "PYTHONWARNINGS": "ignore"})
 
 
 def metrics(run_dir: Path) -> list[dict[str, Any]]:
@@ -115,9 +95,10 @@ def test_the_loop_runs_every_stage_on_two_processes(tmp_path: Path, embedded_che
     for stage in ("verifier", "generator"):
         lines = step_lines(run_dir / "iter1" / stage)
         assert [line["step"] for line in lines] == [1]
-        # group 2 x 2 prompts = 4 rollouts a step, 2 scored by each process's reward
+        # group 2 x 2 prompts = 4 rollouts a step, 2 scored by each process's reward (the enhanced verifier's
+        # meta-verification rollouts are counted under rating/)
         for rank in (0, 1):
-            assert lines[0][f"process/rank{rank}/rollouts"] == 2.0
+            assert sum(lines[0].get(f"{task}process/rank{rank}/rollouts", 0.0) for task in ("", "rating/")) == 2.0
         assert (run_dir / "iter2" / stage / "final" / "config.json").exists()
 
 

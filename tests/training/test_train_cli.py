@@ -178,6 +178,31 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
 
 
 @pytest.mark.slow
+def test_two_processes_score_their_rollouts_against_one_shared_server(
+    tmp_path: Path, cold_start: dict[str, Path], vllm_server
+) -> None:
+    """A two-process verifier GRPO step whose meta-verifier (R_meta) is one vLLM server both processes call:
+    each process rewards its half of the step's rollouts, and what the server generated is what the
+    processes say they asked for."""
+    from engine.vllm_server import served_generation_tokens
+    from launching import launch
+
+    data, run_dir = write_jsonl(tmp_path / "data.jsonl", graded_rows(2, start=20)), tmp_path / "run"
+    before = served_generation_tokens(vllm_server.base_url)
+    result = launch("train", "verifier", "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
+                    "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
+                    "--max-tokens", "96", "--set", "grpo.prompts_per_step=2", "--set", "grpo.save_steps=1",
+                    "--set", "rewards.meta=engine", "--set", "scorer.backend=openai",
+                    "--set", f"scorer.base_urls={vllm_server.base_url}", "--set", "scoring.max_tokens=32")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["steps"] == 1
+    step = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()][0]
+    assert [step[f"process/rank{rank}/rollouts"] for rank in (0, 1)] == [4.0, 4.0]
+    asked = sum(step[f"process/rank{rank}/scoring_tokens"] for rank in (0, 1))
+    assert asked > 0 and served_generation_tokens(vllm_server.base_url) - before == asked
+
+
+@pytest.mark.slow
 def test_an_interrupted_loop_resumes_at_the_next_stage(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
     config, run_dir = tiny_loop_config(tmp_path), tmp_path / "loop"
     process = subprocess.Popen([sys.executable, "-m", "proofsmith", "train", "loop", "--config", str(config)],
