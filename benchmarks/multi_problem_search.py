@@ -9,6 +9,9 @@ the embedded model served by ``engine/vllm_server.py`` (eager), our openai backe
   together    ``generator.search_many.search_many`` over all the problems (one session,
               one asyncio task per problem)
   lockstep    (with ``--lockstep``) the same, with all problems' round in one call each step
+  processes   (with ``--processes``) one ``proofsmith prove --search`` process per problem, all
+              started at once: what a user gets by scripting processes side by side (their
+              start-up, ~5 s of imports each, is in the wall time, as it would be for the user)
 
 It reports each side's wall time, the tokens its pools count and the tokens the server says
 it generated (``vllm:generation_tokens``; they must agree), tokens/s, and the wall-time ratio
@@ -73,6 +76,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     parser.add_argument("--problems", type=int, default=2, help=f"problems to search (at most {len(PROBLEMS)})")
     parser.add_argument("--lockstep", action="store_true", help="also measure the lockstep driver")
+    parser.add_argument("--processes", action="store_true", help="also measure one prove --search process per problem")
     args = parser.parse_args()
     from engine.config import EngineConfig, SamplingConfig
     from engine.openai_backend import OpenAIEngine
@@ -108,15 +112,44 @@ def main() -> None:
         report["together"] = measure("together", server, problems, together)
         if args.lockstep:
             report["lockstep"] = measure("lockstep", server, problems, lambda directories: together(directories, False))
+        if args.processes:
+            report["processes"] = measure("processes", server, problems,
+                                          lambda directories: side_by_side(server.base_url, problems, directories, config, sampling))
     base = report["one_by_one"]["seconds"]
     report["wall_time_ratio"] = round(report["together"]["seconds"] / base, 3)
-    if "lockstep" in report:
-        report["lockstep_wall_time_ratio"] = round(report["lockstep"]["seconds"] / base, 3)
+    for arm in ("lockstep", "processes"):
+        if arm in report:
+            report[f"{arm}_wall_time_ratio"] = round(report[arm]["seconds"] / base, 3)
     report["goal"] = "together / one-by-one wall time <= 0.8"
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
+
+
+def side_by_side(base_url: str, problems: list[str], directories: list[Path], config: Any, sampling: Any) -> list[Any]:
+    """One ``proofsmith prove --search`` process per problem, started together; their pools as read back."""
+    import subprocess
+
+    from data.jsonl import read_jsonl
+    from generator.search import Candidate
+
+    running = []
+    for problem, directory in zip(problems, directories):
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        problem_file = directory.parent / f"{directory.name}.txt"
+        problem_file.write_text(problem, encoding="utf-8")
+        command = [sys.executable, "-m", "proofsmith", "prove", "--search", "--problem-file", str(problem_file),
+                   "--base-url", base_url, "--pool", str(config.pool), "--verify-samples", str(config.verify_samples),
+                   "--top-k", str(config.top_k), "--rounds", str(config.rounds),
+                   "--samples-per-pair", str(config.samples_per_pair), "--stop-at-full-pass", "false",
+                   "--max-tokens", str(sampling.max_tokens), "--seed", str(sampling.seed), "--out", str(directory), "--json"]
+        running.append(subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+    for process in running:
+        _, errors = process.communicate()
+        if process.returncode != 0:
+            raise SystemExit(f"prove --search failed: {errors.strip().splitlines()[-1] if errors.strip() else process.returncode}")
+    return [[Candidate.from_record(record) for record in read_jsonl(directory / "pool.jsonl")] for directory in directories]
 
 
 def make_warmup() -> list[Any]:

@@ -135,7 +135,7 @@ class GRPOSettings:
     group_size: int = 4
     """Completions sampled per prompt (GRPO's G); the advantage compares them."""
     prompts_per_step: int = 1
-    """Prompts per optimizer step (the step trains on group_size x prompts_per_step completions)."""
+    """Prompts per micro-batch over all processes: group_size x prompts_per_step completions, split evenly across them."""
     max_steps: int = 50
     """Optimizer steps."""
     learning_rate: float = 1e-5
@@ -187,7 +187,7 @@ class SFTSettings:
     learning_rate: float = 1e-4
     """Peak learning rate (AdamW)."""
     batch_size: int = 8
-    """Examples per optimizer step."""
+    """Examples per optimizer step over all processes, split evenly across them."""
     max_length: int = 1024
     """Examples are truncated to this many tokens."""
     formats: list[str] = field(default_factory=lambda: ["verifier", "generator"])

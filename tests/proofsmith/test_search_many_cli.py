@@ -96,7 +96,7 @@ def test_many_problems_through_a_real_server_count_every_token_and_resume(cli, t
 def test_lockstep_through_a_real_server(tmp_path: Path, vllm_server) -> None:
     """The lockstep driver (what in-process engines get) on a real engine: every problem's round in one call each step.
 
-    (The in-process transformers engine runs the same driver; on this 2-core machine under load it is too slow for a test.)
+    (The in-process transformers engine runs the same driver through the CLI: the next test.)
     """
     from engine.config import EngineConfig, SamplingConfig
     from engine.openai_backend import OpenAIEngine
@@ -148,3 +148,20 @@ def test_eval_prover_writes_deepseek_outputs_that_read_back(cli, tmp_path: Path)
     grades = read_human_grades(out / "deepseek_outputs.jsonl", "deepseek-math-v2", "partial-half")
     assert [(grade.id, grade.human_score, grade.source_fields["average_automatic_rating"]) for grade in grades] == [
         ("IMO2099-1", 1.0, 1.0), ("IMO2099-2", 0.5, 0.25)]
+
+
+@pytest.mark.slow
+def test_many_problems_on_an_in_process_engine_advance_in_lockstep(cli, tmp_path: Path) -> None:
+    """The transformers engine through the CLI: both problems searched in one process, each in its own folder."""
+    out = tmp_path / "search"
+    result = cli("prove", "--search", "--problems", str(SAMPLE), "--engine", "transformers", "--pool", "2",
+                 "--verify-samples", "1", "--top-k", "1", "--rounds", "1", "--max-tokens", "24", "--seed", "0",
+                 "--stop-at-full-pass", "false", "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["engine"] == "transformers" and [row["id"] for row in summary["problems"]] == ["IMO2099-1", "IMO2099-2"]
+    for row in summary["problems"]:
+        folder = Path(row["directory"])
+        assert json.loads((folder / "state.json").read_text()) == {"completed_rounds": 2}
+        assert len(pool_ids(folder)) >= 2 and (folder / "result.json").exists()
+    assert len((out / "deepseek_outputs.jsonl").read_text().splitlines()) == 2

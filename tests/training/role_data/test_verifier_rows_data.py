@@ -73,3 +73,15 @@ def test_a_bad_verifier_row_stops_training_data_with_its_line(tmp_path: Path) ->
 ])
 def test_critique_body_unwraps_a_whole_verifier_answer(text: str, body: str) -> None:
     assert critique_body(text) == body
+
+
+@pytest.mark.slow
+def test_train_sft_runs_on_verifier_rows_with_the_real_model(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+    """One real SFT step on the verifier-row sample, read as it is (no column mapping)."""
+    run_dir = tmp_path / "sft"
+    result = cli("train", "sft", "--data", str(SAMPLE), "--run-dir", str(run_dir), "--sft-steps", "1",
+                 "--set", "sft.batch_size=2", "--set", "sft.max_length=512", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["steps"] == 1 and summary["loss"]["first"] > 0
+    assert (run_dir / "COMPLETE").exists() and (run_dir / "final" / "config.json").exists()
