@@ -9,7 +9,9 @@ whole benchmark; each side starts from a cold prefix cache (both caches reset):
   two   ``OpenAIEngine`` with ``--base-url A --base-url B``: requests spread by the pool
         (fewest in flight first, ``engine/url_pool.py``)
 
-It reports completion tokens/s of each side (the engine's counts, checked against the servers'
+Each side runs ``--repeats`` times (default 2) in ABBA order (one, two, two, one), so that a
+load drifting during the run weighs on both alike. It reports completion tokens/s of each side
+(total tokens over total seconds; the engine's counts, checked against the servers'
 ``vllm:generation_tokens`` counters), the requests and tokens each server took, and the ratio
 two / one. Where both servers share the same cores, as on the 2-core machine this was written
 on, a second server adds no compute: expect a ratio near 1 or below (two engines contend for
@@ -85,6 +87,7 @@ def measure(name: str, servers: list[Any], requests: list[Any]) -> dict[str, Any
 def main() -> None:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
+    parser.add_argument("--repeats", type=int, default=2, help="measured runs per side, in ABBA order (default 2)")
     args = parser.parse_args()
     from engine.base import ChatMessage, GenerationRequest
     from engine.config import EngineConfig
@@ -108,9 +111,17 @@ def main() -> None:
         warmup = [GenerationRequest((ChatMessage("user", "Say hi."),), n=2, max_tokens=8)] * 4
         for server in (first, second):
             OpenAIEngine(EngineConfig(backend="openai", base_urls=[server.base_url], model=server.served_name)).generate(warmup)
-        report["one_server"] = measure("one server", [first], requests)
-        report["two_servers"] = measure("two servers", [first, second], requests)
+        sides = {"one_server": [first], "two_servers": [first, second]}
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}
+        for repeat in range(args.repeats):
+            # ABBA order: a load that drifts during the run weighs on both sides alike.
+            for name in (sides if repeat % 2 == 0 else reversed(list(sides))):
+                runs[name].append(measure(f"{name} (run {repeat + 1})", sides[name], requests))
+    for name, measured in runs.items():
+        tokens, seconds = sum(run["completion_tokens"] for run in measured), sum(run["seconds"] for run in measured)
+        report[name] = {"runs": measured, "tokens_per_s": round(tokens / seconds, 1)}
     report["ratio_two_to_one"] = round(report["two_servers"]["tokens_per_s"] / report["one_server"]["tokens_per_s"], 3)
+    report["load_average_at_end"] = [round(value, 2) for value in os.getloadavg()]
     cores = report["machine"]["cores"]
     report["note"] = (f"both servers share the same {cores} cores: a second server adds no compute here, so a ratio "
                       "near 1 (or below, from contention) is the expected, honest result; the pool's gain needs "
