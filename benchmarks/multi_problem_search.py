@@ -13,6 +13,11 @@ the embedded model served by ``engine/vllm_server.py`` (eager), our openai backe
               started at once: what a user gets by scripting processes side by side (their
               start-up, ~5 s of imports each, is in the wall time, as it would be for the user)
 
+It also measures the server's ceiling: generation tokens/s when 64 sequences of the first
+problem's generation prompt run at once (8 requests of n = 8). No client can beat it, so
+one-by-one tokens/s / ceiling tokens/s is the lowest wall-time ratio any driver can reach
+on this server (``ratio_bound``).
+
 It reports each side's wall time, the tokens its pools count and the tokens the server says
 it generated (``vllm:generation_tokens``; they must agree), tokens/s, and the wall-time ratio
 together / one-by-one (goal <= 0.8). The prefix cache is reset before each side.
@@ -115,7 +120,9 @@ def main() -> None:
         if args.processes:
             report["processes"] = measure("processes", server, problems,
                                           lambda directories: side_by_side(server.base_url, problems, directories, config, sampling))
+        report["ceiling"] = ceiling(engine, server, problems[0], sampling)
     base = report["one_by_one"]["seconds"]
+    report["ratio_bound"] = round(report["one_by_one"]["tokens_per_s"] / report["ceiling"]["tokens_per_s"], 3)
     report["wall_time_ratio"] = round(report["together"]["seconds"] / base, 3)
     for arm in ("lockstep", "processes"):
         if arm in report:
@@ -125,6 +132,24 @@ def main() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
+
+
+def ceiling(engine: Any, server: Any, problem: str, sampling: Any) -> dict[str, Any]:
+    """Generation tokens/s of the server with 64 sequences in flight (8 requests of n = 8, 256 new tokens)."""
+    from dataclasses import replace
+
+    from engine.sampling import make_requests
+    from engine.vllm_server import served_generation_tokens
+    from generator.prompt import generation_messages
+
+    requests = make_requests([generation_messages(problem)] * 8, replace(sampling, seed=None), n=8)
+    before = served_generation_tokens(server.base_url)
+    started = time.perf_counter()
+    engine.generate(requests)
+    seconds = time.perf_counter() - started
+    served = served_generation_tokens(server.base_url) - before
+    print(f"ceiling: {seconds:.1f} s, {served} tokens", file=sys.stderr, flush=True)
+    return {"sequences": 64, "seconds": round(seconds, 2), "server_tokens": served, "tokens_per_s": round(served / seconds, 1)}
 
 
 def side_by_side(base_url: str, problems: list[str], directories: list[Path], config: Any, sampling: Any) -> list[Any]:
