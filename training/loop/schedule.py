@@ -45,10 +45,10 @@ from engine.config import EngineConfig, SamplingConfig
 from engine.sampling import make_requests
 from generator.parse import parse_generation
 from generator.prompt import generation_messages
+from training.processes import is_main_process, wait_for_everyone
 from training.role_data.rows import TrainingRow, as_meta_verification_tasks, read_rows, read_sft_rows
 from training.role_data.records import as_dicts, sft_records
 from training.config import TrainConfig, is_complete, mark_complete
-from training.processes import is_main_process, wait_for_everyone
 from verifier.prompt import verification_messages
 from verifier.verification import verify_proofs
 

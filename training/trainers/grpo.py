@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from training.config import TrainConfig
+from training.processes import per_process
 from training.rewards.role_rewards import (
     EnhancedVerifierReward,
     GeneratorReward,
@@ -28,7 +29,6 @@ from training.rewards.scoring_engines import (
     stage_clients,
 )
 from training.role_data.rows import TrainingRow
-from training.processes import per_process
 from training.trainers.setup import (
     common_arguments,
     finish,

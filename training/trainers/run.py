@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from training.config import TrainConfig, is_complete
+from training.processes import is_main_process, wait_for_everyone
 from training.role_data.records import sft_records
 from training.role_data.rows import TrainingRow
 from training.trainers.holdout import agreement_summary, measured_sets, write_agreements
 from training.trainers.metrics import curve, read_metrics
-from training.processes import is_main_process, wait_for_everyone
 
 SUMMARISED_CURVES = ("reward", "format_failure_rate", "loss", "frac_reward_zero_std")
 """Metrics whose first and last values the summary reports."""

@@ -22,10 +22,10 @@ from typing import Any
 
 from data.errors import InputError
 from training.config import TrainConfig, mark_complete
+from training.processes import is_main_process, wait_for_everyone
 from training.role_data.records import grpo_records
 from training.role_data.rows import TrainingRow
 from training.trainers.metrics import MetricsFile, plot_rewards
-from training.processes import is_main_process, wait_for_everyone
 from training.trainers.progress import show_training_progress
 
 
