@@ -77,6 +77,14 @@ def per_process(total: int, name: str) -> int:
     return total // count
 
 
+def refuse_async_on_several_processes() -> None:
+    """Async GRPO is one trainer process (``training.async_rl.trainer``): say so in one line under a multi-process launch."""
+    if process_count() > 1:
+        raise InputError(f"async GRPO trains in one process, not {process_count()}: launch it without accelerate/torchrun "
+                         "(more rollout throughput comes from more servers in [async_rl] servers), "
+                         "or set async = false to train on several processes")
+
+
 def agree(**facts: Any) -> None:
     """Stop with one line unless every process holds the same ``facts`` (run directory, what it read)."""
     if process_count() == 1:

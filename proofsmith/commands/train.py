@@ -80,12 +80,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if config.async_ and role != "generator":
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
-    from training.processes import agree, is_main_process, process_count
+    from training.processes import agree, is_main_process, refuse_async_on_several_processes
 
-    if config.async_ and process_count() > 1:
-        raise InputError(f"async GRPO trains in one process, not {process_count()}: launch it without accelerate/torchrun "
-                         "(more rollout throughput comes from more servers in [async_rl] servers), "
-                         "or set async = false to train on several processes")
+    if config.async_:
+        refuse_async_on_several_processes()
     if role == "loop":
         return run_loop(config, args.json)
     from training.role_data.rows import read_rows, read_sft_rows, split_holdout, verifier_rows

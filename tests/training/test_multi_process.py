@@ -63,11 +63,11 @@ def test_sft_on_two_processes_trains_what_one_process_trains(cli, tmp_path: Path
     assert [line["step"] for line in shared] == [1, 2]  # one metrics writer: no step twice
     for a, b in zip(alone, shared):
         assert a["num_tokens"] == b["num_tokens"]
-        assert b["loss"] == pytest.approx(a["loss"], rel=1e-3)
+        assert b["loss"] == pytest.approx(a["loss"], rel=1e-4)
     first, second = final_weights(one), final_weights(two)
     assert first.keys() == second.keys()
     difference = max(float((first[name] - second[name]).abs().max()) for name in first)
-    assert difference < 1e-4
+    assert difference < 1e-5  # 5e-7 measured here, where the two steps move weights by up to 1.4e-3
 
     assert len(list((two / "tensorboard").rglob("events.out.tfevents.*"))) == 1
     checkpoint = two / "checkpoints" / "checkpoint-2"

@@ -33,3 +33,13 @@ def test_a_global_batch_splits_evenly_or_is_refused_in_one_line(monkeypatch: pyt
     assert "sft.batch_size = 3 is the global batch" in message and "2 processes" in message and "\n" not in message
     monkeypatch.setenv("WORLD_SIZE", "1")
     assert per_process(3, "sft.batch_size") == 3
+
+
+def test_async_training_is_refused_on_several_processes_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from training.processes import refuse_async_on_several_processes
+
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    refuse_async_on_several_processes()
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(InputError, match="async GRPO trains in one process, not 2"):
+        refuse_async_on_several_processes()

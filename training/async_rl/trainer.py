@@ -206,10 +206,9 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     from datasets import Dataset
     from transformers import AutoTokenizer
 
-    from data.errors import InputError
     from training.async_rl.orchestrator import RolloutOrchestrator
     from training.rewards.scoring_engines import close_all
-    from training.processes import process_count
+    from training.processes import refuse_async_on_several_processes
     from training.trainers.setup import (
         finish,
         grpo_dataset_records,
@@ -221,10 +220,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     )
 
     run_dir, settings = Path(config.run_dir), config.async_rl
-    if process_count() > 1:
-        raise InputError(f"async GRPO trains in one process, not {process_count()}: launch it without accelerate/torchrun "
-                         "(more rollout throughput comes from more servers in [async_rl] servers), "
-                         "or set async = false to train on several processes")
+    refuse_async_on_several_processes()
     location = model_location(config.model.name)
     tokenizer = AutoTokenizer.from_pretrained(location)
     records = grpo_dataset_records("generator", config, rows, tokenizer)
