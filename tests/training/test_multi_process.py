@@ -67,7 +67,7 @@ def test_sft_on_two_processes_trains_what_one_process_trains(cli, tmp_path: Path
     first, second = final_weights(one), final_weights(two)
     assert first.keys() == second.keys()
     difference = max(float((first[name] - second[name]).abs().max()) for name in first)
-    assert difference < 1e-5  # 5e-7 measured here, where the two steps move weights by up to 1.4e-3
+    assert difference < 1e-4  # 5.4e-7 measured here, where the two steps move weights by up to 1.4e-3
 
     assert len(list((two / "tensorboard").rglob("events.out.tfevents.*"))) == 1
     checkpoint = two / "checkpoints" / "checkpoint-2"

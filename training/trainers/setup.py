@@ -94,10 +94,18 @@ def grpo_dataset_records(role: str, config: TrainConfig, rows: list[TrainingRow]
     return records
 
 
-def last_checkpoint(directory: Path) -> str | None:
-    from transformers.trainer_utils import get_last_checkpoint
+CHECKPOINT_WRITTEN_LAST = "trainer_state.json"
+"""transformers writes a checkpoint's trainer state after its weights, optimizer and RNG states."""
 
-    return get_last_checkpoint(str(directory)) if directory.is_dir() else None
+
+def last_checkpoint(directory: Path) -> str | None:
+    """The newest whole checkpoint under ``directory``; one a kill cut off mid-save (no trainer state yet)
+    is passed over, where transformers' own ``get_last_checkpoint`` would pick it and fail to load it."""
+    if not directory.is_dir():
+        return None
+    whole = [path for path in directory.glob("checkpoint-*")
+             if path.name.removeprefix("checkpoint-").isdigit() and (path / CHECKPOINT_WRITTEN_LAST).is_file()]
+    return str(max(whole, key=lambda path: int(path.name.removeprefix("checkpoint-")))) if whole else None
 
 
 def resume(trainer: Any, config: TrainConfig, title: str) -> None:
