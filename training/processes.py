@@ -77,6 +77,11 @@ def per_process(total: int, name: str) -> int:
     return total // count
 
 
+def fingerprint(ids: list[str]) -> str:
+    """What a process read, in a few characters (the row ids in order, hashed), for ``agree``."""
+    return hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
+
+
 def refuse_async_on_several_processes() -> None:
     """Async GRPO is one trainer process (``training.async_rl.trainer``): say so in one line under a multi-process launch."""
     if process_count() > 1:

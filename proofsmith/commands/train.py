@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -38,11 +37,6 @@ def prepare_run_dir(config: TrainConfig) -> Path:
     if is_main_process():
         write_text_atomic(run_dir / "config.toml", to_toml(config))
     return run_dir
-
-
-def fingerprint(rows: list[Any]) -> str:
-    """What a process read, in a few characters: the ids of its rows in order."""
-    return hashlib.sha256("\n".join(row.id for row in rows).encode()).hexdigest()[:16]
 
 
 def run_loop(config: TrainConfig, as_json: bool) -> int:
@@ -80,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if config.async_ and role != "generator":
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
-    from training.processes import agree, is_main_process, refuse_async_on_several_processes
+    from training.processes import agree, fingerprint, is_main_process, refuse_async_on_several_processes
 
     if config.async_:
         refuse_async_on_several_processes()
@@ -98,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
         if config.data.holdout:
             rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
     run_dir = prepare_run_dir(config)
-    agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint(rows),
-          held_out=len(held_out), held_out_read=fingerprint(held_out))
+    agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint([row.id for row in rows]),
+          held_out=len(held_out), held_out_read=fingerprint([row.id for row in held_out]))
     if is_complete(run_dir) and is_main_process():
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
     with contextlib.redirect_stdout(sys.stderr):  # the trainers print their logs; stdout is for --json

@@ -29,7 +29,6 @@ and the training stages run on all of them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -45,7 +44,7 @@ from engine.config import EngineConfig, SamplingConfig
 from engine.sampling import make_requests
 from generator.parse import parse_generation
 from generator.prompt import generation_messages
-from training.processes import is_main_process, wait_for_everyone
+from training.processes import fingerprint, is_main_process, wait_for_everyone
 from training.role_data.rows import TrainingRow, as_meta_verification_tasks, read_rows, read_sft_rows
 from training.role_data.records import as_dicts, sft_records
 from training.config import TrainConfig, is_complete, mark_complete
@@ -121,8 +120,7 @@ class Loop:
 
     def data_fingerprint(self) -> str:
         """The ids of every row this process read, hashed: processes of one launch must agree on it."""
-        ids = [row.id for key in sorted(self._rows) for row in self._rows[key]]
-        return hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
+        return fingerprint([row.id for key in sorted(self._rows) for row in self._rows[key]])
 
     def cold_start_rows(self) -> list[TrainingRow]:
         """The SFT rows of iteration 1: critiques of the verifier data, ratings of the meta data."""
