@@ -8,13 +8,16 @@ the embedded model served by ``engine/vllm_server.py`` (eager), our openai backe
               user scripting ``prove --search`` per problem gets)
   together    ``generator.search_many.search_many`` over all the problems (one session,
               one asyncio task per problem)
+  streamed    (with ``--streamed``) the same, but each proof's verification is sent the
+              moment that proof returns (a driver here, on ``ProblemSearch``'s per-slot
+              steps), instead of after the round's last proof
   lockstep    (with ``--lockstep``) the same, with all problems' round in one call each step
   processes   (with ``--processes``) one ``proofsmith prove --search`` process per problem, all
               started at once: what a user gets by scripting processes side by side (their
               start-up, ~5 s of imports each, is in the wall time, as it would be for the user)
 
 It also measures the server's ceiling: generation tokens/s when 64 sequences of the first
-problem's generation prompt run at once (8 requests of n = 8). No client can beat it, so
+problem's generation prompt run at once (64 one-sample requests, unseeded). No client can beat it, so
 one-by-one tokens/s / ceiling tokens/s is the lowest wall-time ratio any driver can reach
 on this server (``ratio_bound``).
 
@@ -28,6 +31,7 @@ together / one-by-one (goal <= 0.8). The prefix cache is reset before each side.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import platform
@@ -82,6 +86,7 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=2, help=f"problems to search (at most {len(PROBLEMS)})")
     parser.add_argument("--lockstep", action="store_true", help="also measure the lockstep driver")
     parser.add_argument("--processes", action="store_true", help="also measure one prove --search process per problem")
+    parser.add_argument("--streamed", action="store_true", help="also measure verifying each proof as soon as it returns")
     args = parser.parse_args()
     from engine.config import EngineConfig, SamplingConfig
     from engine.openai_backend import OpenAIEngine
@@ -113,8 +118,13 @@ def main() -> None:
             pools = search_many(engine, jobs, config, sampling, per_problem_tasks=tasks)
             return [pools[job.id] for job in jobs]
 
+        def streamed(directories: list[Path]) -> list[Any]:
+            return asyncio.run(streamed_search(engine, problems, directories, config, sampling))
+
         report["one_by_one"] = measure("one-by-one", server, problems, one_by_one)
         report["together"] = measure("together", server, problems, together)
+        if args.streamed:
+            report["streamed"] = measure("streamed", server, problems, streamed)
         if args.lockstep:
             report["lockstep"] = measure("lockstep", server, problems, lambda directories: together(directories, False))
         if args.processes:
@@ -124,7 +134,7 @@ def main() -> None:
     base = report["one_by_one"]["seconds"]
     report["ratio_bound"] = round(report["one_by_one"]["tokens_per_s"] / report["ceiling"]["tokens_per_s"], 3)
     report["wall_time_ratio"] = round(report["together"]["seconds"] / base, 3)
-    for arm in ("lockstep", "processes"):
+    for arm in ("lockstep", "processes", "streamed"):
         if arm in report:
             report[f"{arm}_wall_time_ratio"] = round(report[arm]["seconds"] / base, 3)
     report["goal"] = "together / one-by-one wall time <= 0.8"
@@ -135,14 +145,14 @@ def main() -> None:
 
 
 def ceiling(engine: Any, server: Any, problem: str, sampling: Any) -> dict[str, Any]:
-    """Generation tokens/s of the server with 64 sequences in flight (8 requests of n = 8, 256 new tokens)."""
+    """Generation tokens/s of the server with 64 sequences in flight (64 one-sample requests, 256 new tokens)."""
     from dataclasses import replace
 
     from engine.sampling import make_requests
     from engine.vllm_server import served_generation_tokens
     from generator.prompt import generation_messages
 
-    requests = make_requests([generation_messages(problem)] * 8, replace(sampling, seed=None), n=8)
+    requests = make_requests([generation_messages(problem)] * 64, replace(sampling, seed=None))
     before = served_generation_tokens(server.base_url)
     started = time.perf_counter()
     engine.generate(requests)
@@ -150,6 +160,29 @@ def ceiling(engine: Any, server: Any, problem: str, sampling: Any) -> dict[str, 
     served = served_generation_tokens(server.base_url) - before
     print(f"ceiling: {seconds:.1f} s, {served} tokens", file=sys.stderr, flush=True)
     return {"sequences": 64, "seconds": round(seconds, 2), "server_tokens": served, "tokens_per_s": round(served / seconds, 1)}
+
+
+async def streamed_search(engine: Any, problems: list[str], directories: list[Path], config: Any, sampling: Any) -> list[Any]:
+    """Every problem as a task in one session; within a round, each proof's verification sent as soon as it returns."""
+    from generator.search import ProblemSearch
+
+    async def prove_then_verify(session: Any, run: Any, slot: int, request: Any) -> tuple[int, Any]:
+        (generated,) = await session.generate([request])
+        check = run.verification_request(slot, generated)
+        return slot, None if check is None else (await session.generate([check]))[0]
+
+    async def drive(session: Any, run: Any) -> list[Any]:
+        while not run.finished:
+            slots = await asyncio.gather(*(prove_then_verify(session, run, slot, request)
+                                           for slot, request in enumerate(run.generation_requests())))
+            run.finish_round({slot: result for slot, result in slots if result is not None})
+        return run.pool
+
+    for directory in directories:
+        directory.mkdir(parents=True, exist_ok=True)
+    async with engine.session() as session:
+        return list(await asyncio.gather(*(drive(session, ProblemSearch(problem, config, sampling, directory))
+                                           for problem, directory in zip(problems, directories))))
 
 
 def side_by_side(base_url: str, problems: list[str], directories: list[Path], config: Any, sampling: Any) -> list[Any]:

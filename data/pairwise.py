@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from data.records import stable_id
-from data.row_checks import read_checked, text_field
+from data.readers import text_field
+from data.row_checks import read_checked
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,23 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from data.errors import InputError
 from data.records import ProofItem, stable_id
 
 FORMATS = ("jsonl", "csv", "parquet", "datasets")
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Record = TypeVar("Record", bound=HasId)
 
 
 @dataclass(frozen=True)
@@ -154,36 +162,62 @@ def parse_score(value: Any, score_map: tuple[tuple[str, float], ...] = ()) -> fl
     return number
 
 
+def text_field(row: dict[str, Any], column: str) -> str:
+    """The row's text in ``column``; ValueError when the column is missing or the text empty."""
+    value = row.get(column)
+    if value is None:
+        raise ValueError(f"missing field {column!r}")
+    if isinstance(value, (dict, list, bool)):
+        raise ValueError(f"field {column!r} is not text")
+    text = str(value)
+    if not text.strip():
+        raise ValueError(f"empty field {column!r}")
+    return text
+
+
+def proof_item(row: dict[str, Any], columns: ColumnMap = ColumnMap()) -> ProofItem:
+    """One row as a :class:`ProofItem` under ``columns``; ValueError with the reason when the row is bad."""
+    problem, proof = text_field(row, columns.problem), text_field(row, columns.proof)
+    score = parse_score(row.get(columns.score), columns.score_map)
+    if isinstance(score, str):
+        raise ValueError(score)
+    raw_id = row.get(columns.id)
+    return ProofItem(str(raw_id) if raw_id not in (None, "") else stable_id(problem, proof), problem, proof, score)
+
+
+def built_rows(path: Path, build: Callable[[dict[str, Any]], Record]) -> Iterator[tuple[int, Record | None, str]]:
+    """Each row of ``path`` as (line, ``build(row)``, "") or, when bad, (line, None, the reason).
+
+    Bad: unreadable, ``build`` raised ValueError, or its record's id came earlier in the file.
+    """
+    seen: set[str] = set()
+    for line, row, error in raw_rows(path, detect_format(path)):
+        try:
+            if row is None:
+                raise ValueError(error or "unreadable")
+            record = build(row)
+            if record.id in seen:
+                raise ValueError(f"duplicate id {record.id!r}")
+        except ValueError as problem:
+            yield line, None, str(problem)
+            continue
+        seen.add(record.id)
+        yield line, record, ""
+
+
 def read_items(path: str | Path, columns: ColumnMap = ColumnMap()) -> tuple[list[ProofItem], list[BadRow]]:
-    """All good items and all bad rows of ``path``; raises InputError if the file is unusable."""
+    """All good items and all bad rows of ``path`` (``label --on-bad-row skip`` goes on past them); InputError if unusable.
+
+    The fixed-format readers fail at their first bad row instead (``data.row_checks.read_checked``).
+    """
     source = Path(path)
     if not source.exists():
         raise InputError(f"input not found: {path}")
-    kind = detect_format(source)
     items: list[ProofItem] = []
     bad: list[BadRow] = []
-    seen: set[str] = set()
-    for line, row, error in raw_rows(source, kind):
-        if row is None:
-            bad.append(BadRow(line, error or "unreadable"))
-            continue
-        problem, proof = row.get(columns.problem), row.get(columns.proof)
-        missing = [name for name, value in ((columns.problem, problem), (columns.proof, proof)) if value is None]
-        if missing:
-            bad.append(BadRow(line, f"missing field {missing[0]!r}"))
-            continue
-        if not str(problem).strip() or not str(proof).strip():
-            bad.append(BadRow(line, "empty problem" if not str(problem).strip() else "empty proof"))
-            continue
-        score = parse_score(row.get(columns.score), columns.score_map)
-        if isinstance(score, str):
-            bad.append(BadRow(line, score))
-            continue
-        raw_id = row.get(columns.id)
-        item_id = str(raw_id) if raw_id not in (None, "") else stable_id(str(problem), str(proof))
-        if item_id in seen:
-            bad.append(BadRow(line, f"duplicate id {item_id!r}"))
-            continue
-        seen.add(item_id)
-        items.append(ProofItem(item_id, str(problem), str(proof), score))
+    for line, item, reason in built_rows(source, lambda row: proof_item(row, columns)):
+        if item is None:
+            bad.append(BadRow(line, reason))
+        else:
+            items.append(item)
     return items, bad

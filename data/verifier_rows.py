@@ -19,7 +19,8 @@ from typing import Any
 
 from data.readers import parse_score
 from data.records import check_score, stable_id
-from data.row_checks import read_checked, text_field
+from data.readers import text_field
+from data.row_checks import read_checked
 
 FORMAT_NAME = "verifier-rows"
 

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from data.atomic import write_text_atomic
-from data.row_checks import read_checked, text_field
+from data.readers import text_field
+from data.row_checks import read_checked
 from eval.benchmark_problems import BenchmarkProblem
 from eval.grader import MAX_POINTS
 from eval.human_grades import contest_max_points

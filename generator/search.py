@@ -1,18 +1,24 @@
 """High-compute proof search: a verified pool, refined from its best members.
 
-Round 0 generates ``pool`` proofs (one request, ``n=pool``) and verifies each N times.
-Each later round takes the top K proofs by mean score (ties: self-score, then the
-earlier proof), quotes up to ``analyses_per_prompt`` of each one's analyses in a
-refinement prompt (issue-finding ones first: 0, then 0.5, then 1), generates
-``samples_per_pair`` refinements per pair, verifies them, and adds them to the pool. The
-search stops when a proof passes all N verifications (if ``stop_at_full_pass``) or after
-``rounds`` rounds. A proof whose completion holds no proof text joins the pool unverified,
-with no score.
+Round 0 generates ``pool`` proofs and verifies each N times. Each later round takes the
+top K proofs by mean score (ties: self-score, then the earlier proof), quotes up to
+``analyses_per_prompt`` of each one's analyses in a refinement prompt (issue-finding ones
+first: 0, then 0.5, then 1), generates ``samples_per_pair`` refinements per pair,
+verifies them, and adds them to the pool. The search stops when a proof passes all N
+verifications (if ``stop_at_full_pass``) or after ``rounds`` rounds. A proof whose
+completion holds no proof text joins the pool unverified, with no score.
+
+Every proof of a round is its own one-sample request (slot *i* of the round, seed
+``seed + round offset + i``), and its verification request's seed derives from the same
+slot, so a driver may send a proof's verification the moment that proof returns, without
+waiting for the round's other proofs, and still send exactly the requests a round-at-once
+driver sends.
 
 :class:`ProblemSearch` holds one problem's search between engine calls, so that a driver
 can send many problems' requests together (``generator.search_many``); :func:`search`
-drives one problem. Token counts are the engines' per-completion counts (exact, or a
-flagged share of a server's total: ``engine.token_counts``).
+drives one problem, a round's proofs in one call and then their verifications in one call.
+Token counts are the engines' per-completion counts (exact, or a flagged share of a
+server's total: ``engine.token_counts``).
 
 Nothing is lost: each round's proofs are appended to ``pool.jsonl`` and flushed, then
 ``state.json`` records the round as complete. A rerun with the same directory reloads the
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,13 +41,15 @@ from engine.sampling import make_requests
 from data.atomic import write_text_atomic
 from data.jsonl import JsonlWriter, read_jsonl, write_jsonl
 from generator.config import SearchConfig
-from generator.parse import parse_generation
+from generator.parse import GeneratedProof, parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.verification import verification_requests, verifications_from
 
 ROUND_SEED_STRIDE = 1_000_003
+VERIFICATION_SEED_OFFSET = 500_000
+"""Within a round: slot i's proof has seed offset i, its verification 500,000 + i."""
 
 
 @dataclass(frozen=True)
@@ -157,14 +165,27 @@ class SearchState:
         write_text_atomic(self.state_path, json.dumps({"completed_rounds": round_number + 1}))
 
 
+@dataclass(frozen=True)
+class Draft:
+    """One slot's generated proof, parsed, waiting for its verifications."""
+
+    identity: str
+    parents: tuple[str, ...]
+    parsed: GeneratedProof
+    completion: Completion
+
+
 class ProblemSearch:
     """One problem's search as a state machine that never calls an engine itself.
 
-    Each round is two steps: :meth:`generation_requests` (the round's proofs), then
-    :meth:`verification_requests` with their answers (the new proofs' verifications), then
-    :meth:`finish_round` with those answers, which writes the round to disk. A driver sends
-    the requests: :func:`search` one problem at a time, ``generator.search_many`` many
-    problems' requests in one engine call. The requests and seeds are the same either way.
+    A round: :meth:`generation_requests` (one one-sample request per slot), then for each
+    slot's answer :meth:`verification_request` (None when the completion holds no proof),
+    in any order and as soon as that answer is in, then :meth:`finish_round` with the
+    verification answers by slot, which writes the round to disk. Whatever the order and
+    however the requests are batched, they and their seeds are the same, so :func:`search`,
+    ``generator.search_many`` and a driver that verifies each proof as soon as it returns
+    (``benchmarks/multi_problem_search.py --streamed``) build the same pools from the same
+    engine answers.
     """
 
     def __init__(self, problem: str, config: SearchConfig, sampling: SamplingConfig, directory: Path,
@@ -172,9 +193,8 @@ class ProblemSearch:
         self.problem, self.config, self.sampling, self.prompts_dir = problem, config, sampling, prompts_dir
         self.state = SearchState(directory)
         self.pool, self.round = self.state.load()
-        self._parents: list[tuple[str, ...]] = []
-        self._drafts: list[tuple[str, tuple[str, ...], Any, Completion]] = []
-        self._checkable: list[int] = []
+        self._slots: list[tuple[tuple[str, ...], int]] = []
+        self._drafts: dict[int, Draft] = {}
 
     @property
     def finished(self) -> bool:
@@ -184,12 +204,12 @@ class ProblemSearch:
         return self.config.stop_at_full_pass and any(c.passes_all(self.config.verify_samples) for c in self.pool)
 
     def generation_requests(self) -> list[GenerationRequest]:
-        """This round's generation requests: the first pool, or one refinement per top-K proof (maybe none)."""
+        """This round's proofs, one request per slot: the first pool, or the refinements of the top K (maybe none)."""
         config, round_number = self.config, self.round
         if round_number == 0:
             prompts = [generation_messages(self.problem, self.prompts_dir)]
-            self._parents = [()]
-            n = config.pool
+            parents: list[tuple[str, ...]] = [()]
+            samples = config.pool
         else:
             chosen = top_k(self.pool, config.top_k)
             prompts = [
@@ -199,35 +219,52 @@ class ProblemSearch:
                 ), self.prompts_dir)
                 for c in chosen
             ]
-            self._parents = [(c.id,) for c in chosen]
-            n = config.samples_per_pair
-        return make_requests(prompts, self.sampling, n=n, seed_offset=round_number * ROUND_SEED_STRIDE)
+            parents = [(c.id,) for c in chosen]
+            samples = config.samples_per_pair
+        self._slots = [(parent, sample) for parent in parents for sample in range(samples)]
+        self._drafts = {}
+        slot_prompts = [prompt for prompt in prompts for _ in range(samples)]
+        return make_requests(slot_prompts, self.sampling, n=1, seed_offset=round_number * ROUND_SEED_STRIDE)
 
-    def verification_requests(self, results: Sequence[GenerationResult]) -> list[GenerationRequest]:
-        """Parse the round's generations; the requests that verify each one holding a proof (N samples each)."""
-        self._drafts = []
-        for result, parent in zip(results, self._parents, strict=True):
-            for sample, completion in enumerate(result.completions):
-                parsed = parse_generation(completion.text, completion.finish_reason)
-                identity = stable_id(self.problem, str(self.round), ",".join(parent), str(sample), completion.text)
-                self._drafts.append((identity, parent, parsed, completion))
-        self._checkable = [index for index, (_, _, parsed, _) in enumerate(self._drafts) if parsed.proof]
-        return verification_requests(self._items(), self.config.verify_samples, self.sampling, self.prompts_dir,
-                                     seed_offset=self.round * ROUND_SEED_STRIDE + 500_000)
+    def verification_request(self, slot: int, result: GenerationResult) -> GenerationRequest | None:
+        """Parse slot ``slot``'s proof; the request that verifies it N times, or None when it holds no proof."""
+        parent, sample = self._slots[slot]
+        (completion,) = result.completions
+        parsed = parse_generation(completion.text, completion.finish_reason)
+        identity = stable_id(self.problem, str(self.round), ",".join(parent), str(sample), completion.text)
+        self._drafts[slot] = Draft(identity, parent, parsed, completion)
+        if not parsed.proof:
+            return None
+        (request,) = verification_requests([(self.problem, parsed.proof)], self.config.verify_samples, self.sampling,
+                                           self.prompts_dir,
+                                           seed_offset=self.round * ROUND_SEED_STRIDE + VERIFICATION_SEED_OFFSET + slot)
+        return request
 
-    def _items(self) -> list[tuple[str, str]]:
-        return [(self.problem, self._drafts[index][2].proof) for index in self._checkable]
+    def verification_requests(self, results: Sequence[GenerationResult]) -> dict[int, GenerationRequest]:
+        """:meth:`verification_request` for every slot of the round at once (result *i* answers slot *i*)."""
+        requests = {}
+        for slot, result in enumerate(results):
+            request = self.verification_request(slot, result)
+            if request is not None:
+                requests[slot] = request
+        return requests
 
-    def finish_round(self, results: Sequence[GenerationResult]) -> list[Candidate]:
-        """Add the round's proofs with their verifications to the pool and to disk; returns them."""
-        by_index = dict(zip(self._checkable, verifications_from(results, self._items()), strict=True))
+    def finish_round(self, verified: Mapping[int, GenerationResult]) -> list[Candidate]:
+        """Add the round's proofs, in slot order, with their verifications (by slot) to the pool and to disk."""
+        if len(self._drafts) != len(self._slots):
+            raise ValueError(f"round {self.round}: {len(self._slots) - len(self._drafts)} proofs were never parsed")
         added = []
-        for index, (identity, parent, parsed, completion) in enumerate(self._drafts):
-            verification = by_index.get(index)
+        for slot in range(len(self._slots)):
+            draft = self._drafts[slot]
+            result = verified.get(slot)
+            if (result is None) == bool(draft.parsed.proof):
+                raise ValueError(f"round {self.round}, slot {slot}: a verification for each proof, and only for proofs")
+            verification = verifications_from([result], [(self.problem, draft.parsed.proof)])[0] if result else None
+            parsed, completion = draft.parsed, draft.completion
             added.append(
                 Candidate(
-                    identity, self.round, parent, parsed.proof, parsed.self_score, parsed.self_evaluation.analysis,
-                    completion.text, completion.finish_reason, parsed.all_format_errors,
+                    draft.identity, self.round, draft.parents, parsed.proof, parsed.self_score,
+                    parsed.self_evaluation.analysis, completion.text, completion.finish_reason, parsed.all_format_errors,
                     tuple(analysis.to_dict() for analysis in verification.analyses) if verification else (),
                     (completion.completion_tokens or 0) + (verification.completion_tokens if verification else 0),
                     completion.tokens_estimated or bool(verification and verification.tokens_estimated),
@@ -236,7 +273,7 @@ class ProblemSearch:
         self.state.append_round(added, self.round)
         self.pool.extend(added)
         self.round += 1
-        self._drafts, self._checkable, self._parents = [], [], []
+        self._slots, self._drafts = [], {}
         return added
 
 
@@ -255,7 +292,8 @@ def search(
         round_number = run.round
         generations = run.generation_requests()
         checks = run.verification_requests(engine.generate(generations) if generations else [])
-        added = run.finish_round(engine.generate(checks) if checks else [])
+        answers = engine.generate(list(checks.values())) if checks else []
+        added = run.finish_round(dict(zip(checks, answers, strict=True)))
         if on_round is not None:
             on_round(round_number, added)
     return run.pool

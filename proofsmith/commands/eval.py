@@ -18,13 +18,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from data.atomic import write_text_atomic
 from data.errors import InputError
 from engine.progress import Progress
-from proofsmith.commands.common import engine_record, eval_config_from_args, open_engine, previous_engine
-from proofsmith.config import Config, to_toml
+from proofsmith.commands.common import engine_record, eval_config_from_args, eval_engine, previous_engine
+from proofsmith.config import Config
 from proofsmith.options import EVAL_VERIFIER_FLAGS
-from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
+from proofsmith.run_files import ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.workloads import label_workload
 
 VERIFIER_IDENTITY = (
@@ -85,15 +84,10 @@ def run_verifier(args: argparse.Namespace) -> int:
     if pending:
         label = LabelConfig(n=settings.samples, m=settings.meta, k=1, confirm_rating=settings.confirm_rating,
                             majority=settings.majority, chunk_size=settings.chunk_size)
-        engine = open_engine(config, label_workload(label, len(pending), config.sampling.max_tokens))  # a bad model fails here, before anything is written
-        try:
-            out.mkdir(exist_ok=True)
-            write_text_atomic(out / CONFIG_NAME, to_toml(config))
-            with Progress("eval verifier", len(proofs), "proof", initial=len(proofs) - len(pending)) as progress:
-                run_labeling(engine, proofs, items_path, label, config.sampling, config.prompts_dir or None,
-                             progress.update, done)
-        finally:
-            engine.close()
+        with eval_engine(out, config, label_workload(label, len(pending), config.sampling.max_tokens)) as engine, \
+                Progress("eval verifier", len(proofs), "proof", initial=len(proofs) - len(pending)) as progress:
+            run_labeling(engine, proofs, items_path, label, config.sampling, config.prompts_dir or None,
+                         progress.update, done)
         engine_info = engine_record(engine)
     return report(args, out, config, selected, len(grades), len(pending), engine_info)
 

@@ -23,10 +23,10 @@ from typing import Any
 from data.atomic import write_text_atomic
 from data.errors import InputError
 from engine.progress import Progress
-from proofsmith.commands.common import engine_record, eval_config_from_args, open_engine, previous_engine
-from proofsmith.config import Config, to_toml
+from proofsmith.commands.common import engine_record, eval_config_from_args, eval_engine, previous_engine
+from proofsmith.config import Config
 from proofsmith.options import EVAL_META_VERIFIER_FLAGS
-from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
+from proofsmith.run_files import ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.workloads import verify_workload
 
 META_IDENTITY = (
@@ -57,18 +57,13 @@ def run_meta_verifier(args: argparse.Namespace) -> int:
     engine_info = previous_engine(out, config)
     if pending:
         samples = settings.samples
-        engine = open_engine(config, verify_workload(settings.chunk_size * samples, config.sampling.max_tokens))
-        try:
-            out.mkdir(exist_ok=True)
-            write_text_atomic(out / CONFIG_NAME, to_toml(config))
-            with Progress("eval meta-verifier", len(selected), "critique", initial=len(selected) - len(pending)) as progress, \
-                    JsonlWriter(items_path) as writer:
-                for start in range(0, len(pending), settings.chunk_size):
-                    for record in rate_chunk(engine, pending[start: start + settings.chunk_size], config):
-                        writer.write(record)
-                        progress.update(1)
-        finally:
-            engine.close()
+        with eval_engine(out, config, verify_workload(settings.chunk_size * samples, config.sampling.max_tokens)) as engine, \
+                Progress("eval meta-verifier", len(selected), "critique", initial=len(selected) - len(pending)) as progress, \
+                JsonlWriter(items_path) as writer:
+            for start in range(0, len(pending), settings.chunk_size):
+                for record in rate_chunk(engine, pending[start: start + settings.chunk_size], config):
+                    writer.write(record)
+                    progress.update(1)
         engine_info = engine_record(engine)
     wanted = {row.id for row in selected}
     records = [record for record in read_jsonl(items_path) if record["id"] in wanted]

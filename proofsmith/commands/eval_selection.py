@@ -19,10 +19,10 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from engine.progress import Progress
-from proofsmith.commands.common import engine_record, eval_config_from_args, open_engine, previous_engine
-from proofsmith.config import Config, to_toml
+from proofsmith.commands.common import engine_record, eval_config_from_args, eval_engine, previous_engine
+from proofsmith.config import Config
 from proofsmith.options import EVAL_SELECTION_FLAGS
-from proofsmith.run_files import CONFIG_NAME, ITEMS_NAME, check_out_dir, write_dry_run
+from proofsmith.run_files import ITEMS_NAME, check_out_dir, write_dry_run
 from proofsmith.workloads import selection_workload
 
 SELECTION_IDENTITY = (
@@ -54,20 +54,15 @@ def run_selection(args: argparse.Namespace) -> int:
     engine_info = previous_engine(out, config)
     if pending:
         chunk = settings.chunk_size
-        engine = open_engine(config, selection_workload(min(chunk, len(pending)), settings.samples, len(pending),
-                                                        config.sampling.max_tokens))
-        try:
-            out.mkdir(exist_ok=True)
-            write_text_atomic(out / CONFIG_NAME, to_toml(config))
-            with Progress("eval selection", len(selected), "pair", initial=len(selected) - len(pending)) as progress, \
-                    JsonlWriter(items_path) as writer:
-                for start in range(0, len(pending), chunk):
-                    for record in score_pairs(engine, pending[start: start + chunk], settings.samples, config.sampling,
-                                              config.prompts_dir or None):
-                        writer.write(record)
-                        progress.update(1)
-        finally:
-            engine.close()
+        workload = selection_workload(min(chunk, len(pending)), settings.samples, len(pending), config.sampling.max_tokens)
+        with eval_engine(out, config, workload) as engine, \
+                Progress("eval selection", len(selected), "pair", initial=len(selected) - len(pending)) as progress, \
+                JsonlWriter(items_path) as writer:
+            for start in range(0, len(pending), chunk):
+                for record in score_pairs(engine, pending[start: start + chunk], settings.samples, config.sampling,
+                                          config.prompts_dir or None):
+                    writer.write(record)
+                    progress.update(1)
         engine_info = engine_record(engine)
     wanted = {pair.id for pair in selected}
     records = [record for record in read_jsonl(items_path) if record["id"] in wanted]

@@ -71,7 +71,7 @@ def test_bad_rows_name_their_lines(tmp_path: Path) -> None:
     assert [item.id for item in items] == ["a"]
     assert [(row.line, row.reason.split(" (")[0]) for row in bad] == [
         (2, "missing field 'proof'"),
-        (3, "empty proof"),
+        (3, "empty field 'proof'"),
         (4, "score 0.7 is not one of 0, 0.5, 1"),
         (5, "not valid JSON"),
         (6, "duplicate id 'a'"),
@@ -84,14 +84,14 @@ def test_csv_lines_count_multiline_fields(tmp_path: Path) -> None:
     path.write_text('id,problem,proof\n1,"Prove\nthis.",ok\n2,P,\n', encoding="utf-8")
     items, bad = read_items(path)
     assert [item.id for item in items] == ["1"]
-    assert [(row.line, row.reason) for row in bad] == [(4, "empty proof")]
+    assert [(row.line, row.reason) for row in bad] == [(4, "empty field 'proof'")]
 
 
 def test_the_first_csv_row_is_its_physical_line(tmp_path: Path) -> None:
     path = tmp_path / "first.csv"
     path.write_text("id,problem,proof\n1,P,\n2,P,ok\n", encoding="utf-8")
     _, bad = read_items(path)
-    assert [(row.line, row.reason) for row in bad] == [(2, "empty proof")]
+    assert [(row.line, row.reason) for row in bad] == [(2, "empty field 'proof'")]
 
 
 def test_unusable_inputs_raise(tmp_path: Path) -> None:

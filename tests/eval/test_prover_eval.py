@@ -26,7 +26,11 @@ SELF_EVAL = ("Here is my evaluation of the solution:\nNo issues.\n"
 
 
 class ScriptedEngine:
-    """Answers every request with ``n`` completions of ``answer(prompt)``, 10 tokens each."""
+    """Answers a request with ``n`` completions from ``answer(prompt)``, 10 tokens each.
+
+    A prompt asked again gets the next answers of its list (cycling), so a search's one-sample
+    requests for the proofs of a pool get the list's answers in slot order.
+    """
 
     name = "scripted"
     model = "script"
@@ -34,12 +38,16 @@ class ScriptedEngine:
     def __init__(self, answer: Callable[[str], list[str]]) -> None:
         self.answer = answer
         self.requests: list[GenerationRequest] = []
+        self.answered: dict[str, int] = {}
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         self.requests.extend(requests)
         results = []
         for request in requests:
-            texts = self.answer(request.messages[-1].content)[: request.n]
+            prompt = request.messages[-1].content
+            answers, start = self.answer(prompt), self.answered.get(prompt, 0)
+            texts = [answers[(start + sample) % len(answers)] for sample in range(request.n)]
+            self.answered[prompt] = start + request.n
             results.append(GenerationResult(tuple(Completion(text, "stop", 10) for text in texts), 30, 10 * len(texts), 0.0))
         return results
 
@@ -268,7 +276,7 @@ def test_prove_problem_search_mode(tmp_path: Path) -> None:
     assert (result["self_score"], result["verifier_mean"], result["rounds"]) == (1.0, 1.0, 1)
     # Two generations of 10 tokens, each verified once for 10 more.
     assert result["completion_tokens"] == 40
-    assert [request.n for request in engine.requests] == [2, 1, 1]
+    assert [request.n for request in engine.requests] == [1, 1, 1, 1]  # one request per proof, one per verification
     pool = [json.loads(line) for line in (search_dir / "pool.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [entry["scores"] for entry in pool] == [[0.5], [1.0]]
     assert json.loads((search_dir / "state.json").read_text(encoding="utf-8")) == {"completed_rounds": 1}
@@ -313,5 +321,5 @@ def test_problems_searched_together_get_what_each_alone_gets_from_shared_engine_
         assert {key: value for key, value in joint.items() if key not in ("prove_s", "searched_together")} == \
                {key: value for key, value in single.items() if key != "prove_s"}
         assert joint["searched_together"] == 2
-    # Round 0: both problems' generations in one call, then all four proofs' verifications; the same for round 1.
-    assert [request.n for request in engine.requests] == [2, 2, 1, 1, 1, 1, 1, 1, 1, 1]
+    # Round 0: both problems' four proofs in one call, then their four verifications; round 1: 2 refinements, 2 verifications.
+    assert len(engine.requests) == 12 and {request.n for request in engine.requests} == {1}

@@ -15,7 +15,9 @@ from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
 from generator.config import SearchConfig
 from generator.prompt import issues_first
-from generator.search import Candidate, SearchState, best, final_proof, full_passes, quoted_analyses, search, top_k
+from generator.search import (
+    Candidate, ProblemSearch, SearchState, best, final_proof, full_passes, quoted_analyses, search, top_k,
+)
 
 OPENER = "Here is my evaluation of the solution:"
 CLOSER = "Based on my evaluation, the final overall score should be:"
@@ -126,7 +128,8 @@ def test_search_refines_the_top_k_and_records_every_round(tmp_path: Path) -> Non
     records = [json.loads(line) for line in (tmp_path / "pool.jsonl").read_text().splitlines()]
     assert len(records) == 11 and json.loads((tmp_path / "state.json").read_text()) == {"completed_rounds": 3}
     refine_prompts = [p for p in engine.prompts if "Earlier attempt" in p]
-    assert len(refine_prompts) == 4 and all("score 0" in p for p in refine_prompts)
+    # one one-sample request per refinement: 2 rounds x 2 parents x 2 samples, every one quoting a 0
+    assert len(refine_prompts) == 8 and all("score 0" in p for p in refine_prompts)
 
 
 def test_search_stops_at_the_first_full_pass(tmp_path: Path) -> None:
@@ -145,3 +148,40 @@ def test_resume_keeps_complete_rounds_and_redoes_the_one_in_flight(tmp_path: Pat
     pool = search(engine, "Prove it.", config, SamplingConfig(), tmp_path)
     assert [c.id for c in pool[:2]] == [c.id for c in first] and len(pool) == 3
     assert engine.generated == 1  # only round 1 ran again
+
+
+def test_a_round_verified_slot_by_slot_in_any_order_sends_the_same_requests_and_builds_the_same_pool(tmp_path: Path) -> None:
+    config = SearchConfig(pool=4, verify_samples=2, top_k=2, rounds=1, stop_at_full_pass=False)
+    sampling = SamplingConfig(seed=3)
+    engine = PoolEngine(lambda proof: "0.5" if proof.endswith("2") else "1")
+    pool = search(engine, "Prove it.", config, sampling, tmp_path / "at-once")
+    # Proof 3 of round 0 holds no proof text: it joins the pool unverified.
+    skipped = GenerationResult((Completion("", "length", 3),), 10, 3, 0.0)
+
+    def answers(requests: list[GenerationRequest], round_number: int) -> list[GenerationResult]:
+        results = engine.generate(requests)
+        return [skipped if (round_number, slot) == (0, 2) else result for slot, result in enumerate(results)]
+
+    engine = PoolEngine(lambda proof: "0.5" if proof.endswith("2") else "1")
+    run = ProblemSearch("Prove it.", config, sampling, tmp_path / "reversed")
+    sent: list[GenerationRequest] = []
+    while not run.finished:
+        generated = answers(run.generation_requests(), run.round)
+        checks = {slot: run.verification_request(slot, generated[slot]) for slot in reversed(range(len(generated)))}
+        sent += [request for request in checks.values() if request is not None]
+        run.finish_round({slot: engine.generate([request])[0] for slot, request in checks.items() if request is not None})
+    assert [candidate.analyses for candidate in run.pool if candidate.round == 0][2] == ()
+    assert len(run.pool) == len(pool) == 6 and sent[0].seed == 3 + 500_000 + 3  # slot 3's seed, sent first
+    # Slot by slot in reverse, the same seeds as the round-at-once driver's (where that one had the same proof).
+    redo = ProblemSearch("Prove it.", config, sampling, tmp_path / "again")
+    at_once = redo.verification_requests(answers(redo.generation_requests(), 0))
+    assert sorted(request.seed for request in at_once.values()) == sorted(request.seed for request in sent[:3])
+
+
+def test_finishing_a_round_needs_a_verification_for_each_proof_and_only_for_proofs(tmp_path: Path) -> None:
+    run = ProblemSearch("Prove it.", SearchConfig(pool=2, verify_samples=1, rounds=0), SamplingConfig(), tmp_path)
+    engine = PoolEngine(lambda proof: "1")
+    checks = run.verification_requests(engine.generate(run.generation_requests()))
+    with pytest.raises(ValueError, match="slot 1: a verification for each proof"):
+        run.finish_round({0: engine.generate([checks[0]])[0]})
+    assert not (tmp_path / "state.json").exists()

@@ -114,9 +114,9 @@ def searched_alone(root: Path, config: SearchConfig = CONFIG) -> dict[str, list[
 def test_lockstep_sends_each_round_of_every_problem_in_one_call_and_matches_searching_alone(tmp_path: Path) -> None:
     engine = SeededEngine()
     pools = search_many(engine, tasks_in(tmp_path / "joint"), CONFIG, SAMPLING)
-    # Per round: one generation call (round 0: one request of n=pool per problem; later: K refinements each),
+    # Per round: one generation call (one one-sample request per proof: round 0 pool per problem, later K refinements),
     # then one verification call (one request per new proof, n=N).
-    assert engine.calls == [3, 9, 6, 6, 6, 6]
+    assert engine.calls == [9, 9, 6, 6, 6, 6]
     assert searched_alone(tmp_path / "alone") == {name: records(tmp_path / "joint" / name) for name in PROBLEMS}
     assert [len(pools[name]) for name in PROBLEMS] == [7, 7, 7]
     assert sum(c.completion_tokens for pool in pools.values() for c in pool) == engine.tokens  # every token counted once
@@ -131,7 +131,7 @@ def test_per_problem_tasks_give_the_same_pools_and_overlap_their_calls(tmp_path:
     assert searched_alone(tmp_path / "alone") == {name: records(tmp_path / "tasks" / name) for name in PROBLEMS}
     lockstep = StreamingSeededEngine()
     search_many(lockstep, tasks_in(tmp_path / "lockstep"), CONFIG, SAMPLING, per_problem_tasks=False)
-    assert lockstep.calls == [3, 9, 6, 6, 6, 6] and lockstep.most_in_flight == 0  # forced lockstep: plain generate
+    assert lockstep.calls == [9, 9, 6, 6, 6, 6] and lockstep.most_in_flight == 0  # forced lockstep: plain generate
 
 
 def test_a_killed_joint_run_resumes_each_problem_where_it_stopped(tmp_path: Path) -> None:
@@ -149,14 +149,14 @@ def test_problems_at_different_rounds_advance_together_and_a_finished_one_sends_
     search(SeededEngine(), PROBLEMS["a"], CONFIG, SAMPLING, tmp_path / "a")  # a is done; b and c are new
     engine = SeededEngine()
     search_many(engine, tasks_in(tmp_path), CONFIG, SAMPLING)
-    assert engine.calls == [2, 6, 4, 4, 4, 4]
+    assert engine.calls == [6, 6, 4, 4, 4, 4]
 
 
 def test_a_full_pass_stops_its_problem_while_the_others_go_on(tmp_path: Path) -> None:
     engine = SeededEngine(passes={"b"})
     pools = search_many(engine, tasks_in(tmp_path), SearchConfig(pool=3, verify_samples=2, top_k=2, rounds=2), SAMPLING)
     assert {c.round for c in pools["b"]} == {0} and {c.round for c in pools["a"]} == {0, 1, 2}
-    assert engine.calls == [3, 9, 4, 4, 4, 4]
+    assert engine.calls == [9, 9, 4, 4, 4, 4]
 
 
 def test_tasks_need_distinct_ids_and_directories(tmp_path: Path) -> None:

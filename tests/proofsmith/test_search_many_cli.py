@@ -120,7 +120,8 @@ def test_lockstep_through_a_real_server(tmp_path: Path, vllm_server) -> None:
     before = served_generation_tokens(vllm_server.base_url)
     pools = search_many(engine, tasks, config, SamplingConfig(max_tokens=64, seed=0), per_problem_tasks=False)
     with_proof = [sum(1 for c in pools[task.id] if c.proof and c.round == 0) for task in tasks]
-    assert engine.calls[:2] == [2, sum(with_proof)] and len(engine.calls) <= 4  # both problems' requests in each call
+    # Both problems' requests in each call: round 0's proofs (one one-sample request each), then their verifications.
+    assert engine.calls[:2] == [len(tasks) * config.pool, sum(with_proof)] and len(engine.calls) <= 4
     counted = sum(c.completion_tokens for pool in pools.values() for c in pool)
     assert counted == served_generation_tokens(vllm_server.base_url) - before
     assert all(json.loads((task.directory / "state.json").read_text()) == {"completed_rounds": 2} for task in tasks)

@@ -80,7 +80,7 @@ def test_bad_rows_fail_before_any_model_call(cli, tmp_path: Path) -> None:
     source.write_text('{"id": "a", "problem": "P", "proof": "Q"}\n{"id": "b", "problem": "P", "proof": ""}\n', encoding="utf-8")
     result = cli("label", str(source), "--out", str(tmp_path / "out.jsonl"), "--engine", "transformers", "--model", "./nowhere")
     assert result.returncode == 2
-    assert "1 bad row(s)" in result.stderr and "line 2: empty proof" in result.stderr and "Traceback" not in result.stderr
+    assert "1 bad row(s)" in result.stderr and "line 2: empty field 'proof'" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "out.jsonl").exists()
 
 
