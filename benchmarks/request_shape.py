@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]  # the package, and the problems of multi_problem_search
 
 MAX_TOKENS = 256
 SIZES = ((1, 8), (8, 8))
@@ -51,8 +51,6 @@ def shaped(requests: int, samples: int, one_sample: bool) -> list[Any]:
     from engine.config import SamplingConfig
     from engine.sampling import make_requests
     from generator.prompt import generation_messages
-
-    sys.path.insert(0, str(REPO / "benchmarks"))
     from multi_problem_search import PROBLEMS
 
     prompt = generation_messages(PROBLEMS[0])
@@ -94,11 +92,12 @@ def main() -> None:
         engine.generate(shaped(1, 2, one_sample=True))  # warm-up
         for requests, samples in SIZES:
             sides: dict[str, list[dict[str, Any]]] = {"n_requests": [], "one_sample": []}
-            texts: dict[str, list[str]] = {}
+            texts: list[list[str]] = []  # every run's texts, both sides: seeded, so all must agree
             for side in ("n_requests", "one_sample", "one_sample", "n_requests"):
-                figures, texts[side] = measure(f"{requests * samples} sequences, {side}", engine, server,
-                                               shaped(requests, samples, side == "one_sample"))
+                figures, run_texts = measure(f"{requests * samples} sequences, {side}", engine, server,
+                                             shaped(requests, samples, side == "one_sample"))
                 sides[side].append(figures)
+                texts.append(run_texts)
             summary = {side: {"seconds": [run["seconds"] for run in runs],
                               "tokens_per_s": round(sum(run["server_tokens"] for run in runs)
                                                     / sum(run["seconds"] for run in runs), 1)}
@@ -106,7 +105,7 @@ def main() -> None:
             report[f"{requests * samples}_sequences"] = {
                 "n_requests_shape": f"{requests} request(s) of n = {samples}",
                 "one_sample_shape": f"{requests * samples} requests of n = 1", **summary, "runs": sides,
-                "same_texts": texts["n_requests"] == texts["one_sample"],
+                "same_texts": all(run_texts == texts[0] for run_texts in texts),
                 "wall_time_ratio_one_sample_over_n": round(sum(summary["one_sample"]["seconds"])
                                                            / sum(summary["n_requests"]["seconds"]), 3),
             }

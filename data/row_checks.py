@@ -1,9 +1,9 @@
 """What the fixed-column readers share: column renames, the first bad row as an error.
 
-A reader of a named format (``data.verifier_rows``, ``data.pairwise``) checks each raw row
-of :func:`data.readers.raw_rows` with its own ``build(row) -> record`` (raising ValueError
-with the reason; text columns through :func:`data.readers.text_field`, as ``read_items``
-checks its rows), and :func:`read_checked` turns the first failure into one
+A reader of a named format (``data.verifier_rows``, ``data.pairwise``) builds each row with
+its own ``build(row) -> record`` (raising ValueError with the reason; text columns through
+:func:`data.readers.text_field`), through :func:`data.readers.built_rows` as ``read_items``
+does, and :func:`read_checked` turns the first failure into one
 :class:`~data.errors.InputError` naming the file and the row's line (:class:`BadRow`), so a
 bad file fails whole, before any model loads.
 """

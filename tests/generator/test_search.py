@@ -150,32 +150,75 @@ def test_resume_keeps_complete_rounds_and_redoes_the_one_in_flight(tmp_path: Pat
     assert engine.generated == 1  # only round 1 ran again
 
 
+class SeededEngine:
+    """Answers that depend on the request alone (its seed and prompt), never on the order of calls."""
+
+    name = "seeded"
+    model = "script"
+
+    def __init__(self, empty_seed: int) -> None:
+        self.empty_seed, self.sent = empty_seed, []
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        results = []
+        for request in requests:
+            self.sent.append(request)
+            prompt = request.messages[-1].content
+            if prompt.startswith("You are grading a proof"):
+                proof = prompt.split("<proof>\n", 1)[1].split("\n</proof>", 1)[0]
+                verdict = "0.5" if int(proof.rsplit(" ", 1)[1]) % 2 else "1"
+                completions = tuple(Completion(f"{OPENER}\nnote {request.seed + j}\n{CLOSER} \\boxed{{{verdict}}}", "stop", 3)
+                                    for j in range(request.n))
+            elif request.seed == self.empty_seed:
+                completions = (Completion("", "length", 3),)  # holds no proof text: joins the pool unverified
+            else:
+                completions = (Completion(f"## Solution\nproof seeded {request.seed}\n## Self Evaluation\n{OPENER}\nok\n"
+                                          f"{CLOSER} \\boxed{{1}}", "stop", 3),)
+            results.append(GenerationResult(completions, 10, 3 * request.n, 0.0))
+        return results
+
+    def close(self) -> None:
+        pass
+
+
 def test_a_round_verified_slot_by_slot_in_any_order_sends_the_same_requests_and_builds_the_same_pool(tmp_path: Path) -> None:
-    config = SearchConfig(pool=4, verify_samples=2, top_k=2, rounds=1, stop_at_full_pass=False)
+    config = SearchConfig(pool=4, verify_samples=3, top_k=2, samples_per_pair=2, rounds=2, stop_at_full_pass=False)
     sampling = SamplingConfig(seed=3)
-    engine = PoolEngine(lambda proof: "0.5" if proof.endswith("2") else "1")
-    pool = search(engine, "Prove it.", config, sampling, tmp_path / "at-once")
-    # Proof 3 of round 0 holds no proof text: it joins the pool unverified.
-    skipped = GenerationResult((Completion("", "length", 3),), 10, 3, 0.0)
+    at_once_engine = SeededEngine(empty_seed=3 + 2)  # round 0, slot 2
+    at_once = search(at_once_engine, "Prove it.", config, sampling, tmp_path / "at-once")
 
-    def answers(requests: list[GenerationRequest], round_number: int) -> list[GenerationResult]:
-        results = engine.generate(requests)
-        return [skipped if (round_number, slot) == (0, 2) else result for slot, result in enumerate(results)]
-
-    engine = PoolEngine(lambda proof: "0.5" if proof.endswith("2") else "1")
+    engine = SeededEngine(empty_seed=3 + 2)
     run = ProblemSearch("Prove it.", config, sampling, tmp_path / "reversed")
-    sent: list[GenerationRequest] = []
     while not run.finished:
-        generated = answers(run.generation_requests(), run.round)
+        generated = engine.generate(run.generation_requests())
         checks = {slot: run.verification_request(slot, generated[slot]) for slot in reversed(range(len(generated)))}
-        sent += [request for request in checks.values() if request is not None]
         run.finish_round({slot: engine.generate([request])[0] for slot, request in checks.items() if request is not None})
-    assert [candidate.analyses for candidate in run.pool if candidate.round == 0][2] == ()
-    assert len(run.pool) == len(pool) == 6 and sent[0].seed == 3 + 500_000 + 3  # slot 3's seed, sent first
-    # Slot by slot in reverse, the same seeds as the round-at-once driver's (where that one had the same proof).
-    redo = ProblemSearch("Prove it.", config, sampling, tmp_path / "again")
-    at_once = redo.verification_requests(answers(redo.generation_requests(), 0))
-    assert sorted(request.seed for request in at_once.values()) == sorted(request.seed for request in sent[:3])
+
+    assert [c.to_record() for c in run.pool] == [c.to_record() for c in at_once]
+    assert len(at_once) == 4 + 4 + 4 and [c.analyses for c in at_once][2] == ()
+    assert sorted((r.seed, r.messages) for r in engine.sent) == sorted((r.seed, r.messages) for r in at_once_engine.sent)
+    # Every sample of the search, proofs and verifications, has a seed of its own (vLLM seeds sample j with seed + j).
+    sample_seeds = [request.seed + j for request in engine.sent for j in range(request.n)]
+    assert len(set(sample_seeds)) == len(sample_seeds) == 12 + 11 * 3
+
+
+def test_a_slot_outside_the_round_or_a_verification_for_no_slot_is_refused(tmp_path: Path) -> None:
+    run = ProblemSearch("Prove it.", SearchConfig(pool=2, verify_samples=1, rounds=0), SamplingConfig(), tmp_path)
+    engine = PoolEngine(lambda proof: "1")
+    generated = engine.generate(run.generation_requests())
+    with pytest.raises(ValueError, match="slots 0..1, not -1"):
+        run.verification_request(-1, generated[0])
+    checks = run.verification_requests(generated)
+    answers = {slot: engine.generate([request])[0] for slot, request in checks.items()}
+    with pytest.raises(ValueError, match=r"verifications for slots \[5\]"):
+        run.finish_round({**answers, 5: answers[0]})
+    assert not (tmp_path / "state.json").exists()
+    assert len(run.finish_round(answers)) == 2
+
+
+def test_a_round_too_large_for_its_seed_block_is_refused() -> None:
+    with pytest.raises(ValueError, match="verify_samples must be <= 500,000"):
+        SearchConfig(pool=1_000, verify_samples=501)
 
 
 def test_finishing_a_round_needs_a_verification_for_each_proof_and_only_for_proofs(tmp_path: Path) -> None:
