@@ -1,8 +1,9 @@
 """Score proof pairs with the verifier: one engine call per chunk of pairs, one record per pair.
 
-Each proof gets its own verification request with ``samples`` completions, seeded by the
-pair's position in the data (proof 1: ``2 * position``, proof 2: ``2 * position + 1``), so a
-resumed run samples what an unbroken one would. A pair either of whose prompts does not fit
+Each proof gets its own verification request with ``samples`` (n) completions, seeded by
+the pair's position in the data (proof 1: ``2·position·n``, proof 2: ``(2·position + 1)·n``,
+so every sample has a seed of its own: ``engine.sampling.make_requests``), so a resumed run
+samples what an unbroken one would. A pair either of whose prompts does not fit
 the model's context is recorded with ``error`` and no scores. The pick and the metrics are
 ``eval.selection``'s.
 """
@@ -42,7 +43,7 @@ def score_pairs(engine: Engine, chunk: Sequence[tuple[int, ProofPair]], samples:
     """One record per (position, pair) of ``chunk``, in order, from one engine call."""
     requests = [request for position, pair in chunk for request in make_requests(
         [verification_messages(pair.problem, pair.proof(index), prompts_dir) for index in (1, 2)],
-        sampling, n=samples, seed_offset=2 * position)]
+        sampling, n=samples, seed_offset=2 * position * samples)]
     answers, refused = generate_fitting(engine, requests)
     records = []
     for slot, (_, pair) in enumerate(chunk):

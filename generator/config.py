@@ -26,6 +26,9 @@ class RefineConfig:
         for name in ("max_rounds", "samples", "verify_samples", "max_evaluations"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.feedback == "verifier" and self.samples * self.verify_samples > 50_000:
+            # a round's verification seeds start 50,000 into its block (generator.refine): more would reach the next
+            raise ValueError("samples × verify_samples must be <= 50,000")
 
 
 ANALYSIS_ORDERS: tuple[str, ...] = ("issues-first", "sampled")

@@ -79,7 +79,8 @@ def rate_chunk(engine: Any, chunk: list[tuple[int, Any]], config: Config) -> lis
 
     prompts_dir = config.prompts_dir or None
     requests = [make_requests([meta_verification_messages(MetaItem(row.problem, row.proof, row.analysis), prompts_dir)],
-                              config.sampling, n=config.eval_meta_verifier.samples, seed_offset=position)[0]
+                              config.sampling, n=config.eval_meta_verifier.samples,
+                              seed_offset=position * config.eval_meta_verifier.samples)[0]
                 for position, row in chunk]
     answers, refused = generate_fitting(engine, requests)
     records = []

@@ -33,6 +33,8 @@ SCRIPT = textwrap.dedent(
         ask("Say hi.", seed=5, max_tokens=20),
         ask("Say hi.", seed=5, max_tokens=20),
         ask("Count from 1 to 20, separated by commas.", temperature=0.0, max_tokens=60, stop=["5"]),
+        ask("Name a colour.", n=3, seed=7, max_tokens=20),
+        *[ask("Name a colour.", seed=seed, max_tokens=20) for seed in (7, 8, 9)],
     ])
     report = {
         "model": engine.model,
@@ -61,10 +63,13 @@ def test_in_process_vllm_generates_batches_seeds_and_stops(embedded_checkpoint: 
     assert process.returncode == 0 and lines, process.stderr[-3000:]
     report = json.loads(lines[-1][len("REPORT "):])
     assert report["model"] == "embedded" and report["context"] == 4096
-    sampled, seeded_a, seeded_b, stopped = report["results"]
+    sampled, seeded_a, seeded_b, stopped, fanned_out, *one_sample = report["results"]
     assert len(sampled["completions"]) == 3
     assert sampled["completion_tokens"] == sum(tokens for _, _, tokens in sampled["completions"])
     assert seeded_a["completions"][0][0] == seeded_b["completions"][0][0]
     text, finish_reason, _ = stopped["completions"][0]
     assert "5" not in text and finish_reason == "stop"
     assert report["too_long"] == "PromptTooLongError"
+    # Sample j of a request seeded s is the one-sample request seeded s + j: what
+    # engine.sampling.make_requests relies on to give every sample a seed of its own.
+    assert [text for text, _, _ in fanned_out["completions"]] == [result["completions"][0][0] for result in one_sample]

@@ -133,3 +133,8 @@ def test_proof_after_fewer_rounds_is_what_refine_would_have_returned_then() -> N
     assert result.proof_after(3) == result.final_proof().proof
     with pytest.raises(ValueError):
         result.proof_after(0)
+
+
+def test_threads_whose_verification_samples_overrun_their_seed_block_are_refused() -> None:
+    with pytest.raises(ValueError, match="samples × verify_samples must be <= 50,000"):
+        RefineConfig(samples=1_000, verify_samples=51, feedback="verifier")

@@ -75,10 +75,11 @@ def unverifiable(item: ProofItem, reason: str) -> LabeledProof:
 def seed_base(sampling: SamplingConfig, position: int, config: LabelConfig) -> int | None:
     """Seeds are tied to the proof's place in the input, not to chunking, order or resumes.
 
-    Proof ``position`` owns the seeds base .. base + n: its verification request, then one
-    meta request per analysis.
+    Proof ``position`` owns n·(1 + m) seeds from base, one per sample (a request of n samples
+    seeded s uses s … s + n − 1): its verification's n samples, then m for each analysis's
+    meta request (analysis j: base + n + j·m).
     """
-    return request_seed(sampling.seed, position * (config.n + 1))
+    return request_seed(sampling.seed, position * config.n * (1 + config.m))
 
 
 def verification_request(item: ProofItem, position: int, config: LabelConfig, sampling: SamplingConfig,
@@ -99,7 +100,7 @@ def meta_requests(item: ProofItem, position: int, verification: Verification, fl
     prompts = [meta_verification_messages(MetaItem(item.problem, item.proof, verification.analyses[j].text), prompts_dir)
                for j in flagged]
     base = seed_base(sampling, position, config)
-    return [replace(request, seed=None if base is None else base + 1 + j)
+    return [replace(request, seed=None if base is None else base + config.n + j * config.m)
             for request, j in zip(make_requests(prompts, sampling, n=config.m), flagged)]
 
 

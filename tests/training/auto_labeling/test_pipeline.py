@@ -40,6 +40,7 @@ class ScriptedEngine:
     def __init__(self, scores: dict[str, list[str]], ratings: dict[str, list[str]]) -> None:
         self.scores, self.ratings, self.calls = scores, ratings, 0
         self.seeds: dict[str, int | None] = {}
+        self.sample_seeds: list[int] = []  # as vLLM fans a request out: sample j gets the request's seed + j
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         self.calls += 1
@@ -49,6 +50,7 @@ class ScriptedEngine:
         results = []
         for request in requests:
             self.seeds[request.messages[-1].content] = request.seed
+            self.sample_seeds += [request.seed + j for j in range(request.n)] if request.seed is not None else []
             prompt = request.messages[-1].content
             if prompt.startswith("You are auditing a grader"):
                 note = next(note for note in self.ratings if note in prompt)
@@ -153,8 +155,9 @@ def test_streaming_and_chunked_dispatch_write_the_same_records_with_the_same_see
     streamed = labeled_lines(streaming_engine, items, tmp_path / "streamed.jsonl", config)
     assert sorted(streamed, key=lambda record: record["id"]) == sorted(chunked, key=lambda record: record["id"])
     assert chunked_engine.seeds == streaming_engine.seeds
-    # proof p owns seeds 7 + p * (n + 1) ... + n: distinct across the run, independent of chunking
+    # proof p owns the n·(1 + m) seeds from 7 + p·n·(1 + m), one per sample: none shared across the run
     assert len(set(chunked_engine.seeds.values())) == len(chunked_engine.seeds) == 3 + 4
+    assert len(set(chunked_engine.sample_seeds)) == len(chunked_engine.sample_seeds) == 3 * 3 + 4 * 2
     assert chunked_engine.calls == 4  # two chunks, two stages each
 
 
