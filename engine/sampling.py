@@ -13,6 +13,11 @@ def request_seed(base: int | None, index: int) -> int | None:
     return None if base is None else base + index
 
 
+def sample_seeds(request: GenerationRequest) -> range:
+    """The seeds of a request's samples as vLLM fans it out (sample j: its seed + j); empty when unseeded."""
+    return range(0) if request.seed is None else range(request.seed, request.seed + request.n)
+
+
 def make_requests(
     prompts: Sequence[Sequence[ChatMessage]], sampling: SamplingConfig, n: int = 1, seed_offset: int = 0
 ) -> list[GenerationRequest]:

@@ -6,6 +6,11 @@ from dataclasses import dataclass
 
 FEEDBACK_SOURCES: tuple[str, ...] = ("self", "verifier")
 
+REFINE_ROUND_SEED_STRIDE = 100_003
+"""Refinement's seeds of round r start at ``seed + r × REFINE_ROUND_SEED_STRIDE`` (thread i: + i)."""
+REFINE_VERIFICATION_SEED_OFFSET = 50_000
+"""Within a refinement round's block, the verification samples start here (thread i's N: + i·N)."""
+
 
 @dataclass
 class RefineConfig:
@@ -26,16 +31,16 @@ class RefineConfig:
         for name in ("max_rounds", "samples", "verify_samples", "max_evaluations"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        if self.feedback == "verifier" and self.samples * self.verify_samples > 50_000:
-            # a round's verification seeds start 50,000 into its block (generator.refine): more would reach the next
-            raise ValueError("samples × verify_samples must be <= 50,000")
+        if self.feedback == "verifier" and self.samples * self.verify_samples > REFINE_VERIFICATION_SEED_OFFSET:
+            # more would run a round's verification seeds into the next round's block
+            raise ValueError(f"samples × verify_samples must be <= {REFINE_VERIFICATION_SEED_OFFSET:,}")
 
 
 ANALYSIS_ORDERS: tuple[str, ...] = ("issues-first", "sampled")
 
-ROUND_SEED_STRIDE = 1_000_003
-"""The search's seeds of round r start at ``seed + r × ROUND_SEED_STRIDE``."""
-VERIFICATION_SEED_OFFSET = 500_000
+SEARCH_ROUND_SEED_STRIDE = 1_000_003
+"""The search's seeds of round r start at ``seed + r × SEARCH_ROUND_SEED_STRIDE``."""
+SEARCH_VERIFICATION_SEED_OFFSET = 500_000
 """Within a round's block: slot i's proof has seed offset i; its N verification samples 500,000 + i·N … + i·N + N − 1."""
 
 
@@ -66,6 +71,6 @@ class SearchConfig:
                 raise ValueError(f"{name} must be >= 1")
         if self.rounds < 0:
             raise ValueError("rounds must be >= 0")
-        if max(self.pool, self.top_k * self.samples_per_pair) * self.verify_samples > VERIFICATION_SEED_OFFSET:
+        if max(self.pool, self.top_k * self.samples_per_pair) * self.verify_samples > SEARCH_VERIFICATION_SEED_OFFSET:
             # beyond this a round's seeds would run into the next block and two samples could share a seed
-            raise ValueError(f"a round's proofs × verify_samples must be <= {VERIFICATION_SEED_OFFSET:,}")
+            raise ValueError(f"a round's proofs × verify_samples must be <= {SEARCH_VERIFICATION_SEED_OFFSET:,}")

@@ -21,13 +21,11 @@ from typing import Any
 from engine.base import ChatMessage, Engine
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
-from generator.config import RefineConfig
+from generator.config import REFINE_ROUND_SEED_STRIDE, REFINE_VERIFICATION_SEED_OFFSET, RefineConfig
 from generator.parse import GeneratedProof, parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.verification import Verification, verify_proofs
-
-ROUND_SEED_STRIDE = 100_003  # keeps seeds of different rounds and threads apart
 
 
 @dataclass(frozen=True)
@@ -150,7 +148,7 @@ def refine(
         prompts = [_next_prompt(problem, thread, config, prompts_dir) for thread in live]
         started = time.perf_counter()
         results = engine.generate(
-            make_requests(prompts, sampling, n=1, seed_offset=round_number * ROUND_SEED_STRIDE)
+            make_requests(prompts, sampling, n=1, seed_offset=round_number * REFINE_ROUND_SEED_STRIDE)
         )
         generate_s = time.perf_counter() - started
         parsed = [parse_generation(result.completions[0].text, result.completions[0].finish_reason) for result in results]
@@ -163,7 +161,7 @@ def refine(
                 config.verify_samples,
                 sampling,
                 prompts_dir,
-                seed_offset=round_number * ROUND_SEED_STRIDE + 50_000,
+                seed_offset=round_number * REFINE_ROUND_SEED_STRIDE + REFINE_VERIFICATION_SEED_OFFSET,
             )
             verifications = dict(zip(checkable, found))
         for position, (thread, prompt, result, item) in enumerate(zip(live, prompts, results, parsed)):

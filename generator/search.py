@@ -41,7 +41,7 @@ from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from data.atomic import write_text_atomic
 from data.jsonl import JsonlWriter, read_jsonl, write_jsonl
-from generator.config import ROUND_SEED_STRIDE, VERIFICATION_SEED_OFFSET, SearchConfig
+from generator.config import SEARCH_ROUND_SEED_STRIDE, SEARCH_VERIFICATION_SEED_OFFSET, SearchConfig
 from generator.parse import GeneratedProof, parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
@@ -221,7 +221,7 @@ class ProblemSearch:
         self._slots = [(parent, sample) for parent in parents for sample in range(samples)]
         self._drafts = {}
         slot_prompts = [prompt for prompt in prompts for _ in range(samples)]
-        return make_requests(slot_prompts, self.sampling, n=1, seed_offset=round_number * ROUND_SEED_STRIDE)
+        return make_requests(slot_prompts, self.sampling, n=1, seed_offset=round_number * SEARCH_ROUND_SEED_STRIDE)
 
     def verification_request(self, slot: int, result: GenerationResult) -> GenerationRequest | None:
         """Parse slot ``slot``'s proof; the request that verifies it N times, or None when it holds no proof."""
@@ -238,7 +238,7 @@ class ProblemSearch:
             return None
         (request,) = verification_requests([(self.problem, parsed.proof)], self.config.verify_samples, self.sampling,
                                            self.prompts_dir,
-                                           seed_offset=self.round * ROUND_SEED_STRIDE + VERIFICATION_SEED_OFFSET
+                                           seed_offset=self.round * SEARCH_ROUND_SEED_STRIDE + SEARCH_VERIFICATION_SEED_OFFSET
                                            + slot * self.config.verify_samples)
         return request
 

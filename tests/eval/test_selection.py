@@ -9,6 +9,7 @@ import pytest
 from data.pairwise import ProofPair
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
+from engine.sampling import sample_seeds
 from eval.selection import JudgedPair, metric_values, outcome, pick, selection_metrics
 from eval.selection_run import score_pairs
 
@@ -86,8 +87,8 @@ def test_score_pairs_verifies_each_proof_n_times_and_records_the_pick() -> None:
     records = score_pairs(engine, pairs, 2, SamplingConfig(temperature=0.7, max_tokens=16, seed=5))
     assert [request.n for request in engine.requests] == [2, 2, 2, 2]
     assert [request.seed for request in engine.requests] == [5, 7, 17, 19]  # by position: (2·position + proof − 1)·n
-    sample_seeds = [request.seed + j for request in engine.requests for j in range(request.n)]
-    assert len(set(sample_seeds)) == len(sample_seeds)  # vLLM seeds sample j with the request's seed + j
+    seeds = [seed for request in engine.requests for seed in sample_seeds(request)]
+    assert len(set(seeds)) == len(seeds)  # vLLM seeds sample j with the request's seed + j
     first, second = records
     assert (first["scores_1"], first["scores_2"], first["pick"], first["outcome"]) == ([1.0, 1.0], [0.0, 0.0], 1, "correct")
     assert (second["scores_2"], second["pick"], second["outcome"]) == ([None, None], 1, "wrong")

@@ -13,6 +13,7 @@ import pytest
 
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
+from engine.sampling import sample_seeds
 from generator.config import SearchConfig
 from generator.prompt import issues_first
 from generator.search import (
@@ -198,8 +199,8 @@ def test_a_round_verified_slot_by_slot_in_any_order_sends_the_same_requests_and_
     assert len(at_once) == 4 + 4 + 4 and [c.analyses for c in at_once][2] == ()
     assert sorted((r.seed, r.messages) for r in engine.sent) == sorted((r.seed, r.messages) for r in at_once_engine.sent)
     # Every sample of the search, proofs and verifications, has a seed of its own (vLLM seeds sample j with seed + j).
-    sample_seeds = [request.seed + j for request in engine.sent for j in range(request.n)]
-    assert len(set(sample_seeds)) == len(sample_seeds) == 12 + 11 * 3
+    seeds = [seed for request in engine.sent for seed in sample_seeds(request)]
+    assert len(set(seeds)) == len(seeds) == 12 + 11 * 3
 
 
 def test_a_slot_outside_the_round_or_a_verification_for_no_slot_is_refused(tmp_path: Path) -> None:

@@ -8,13 +8,13 @@ The pipeline (``training.auto_labeling.pipeline``) dispatches these pieces in ch
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from data.records import ProofItem
 from engine.base import GenerationRequest, GenerationResult
 from engine.config import SamplingConfig
-from engine.sampling import make_requests, request_seed
+from engine.sampling import make_requests
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.auto_labeling.config import LabelConfig
 from training.auto_labeling.rule import TOO_LONG_RULE, CritiqueStatus, LabelDecision, critique_status, decide
@@ -72,20 +72,20 @@ def unverifiable(item: ProofItem, reason: str) -> LabeledProof:
     return LabeledProof(item, Verification((), 0, 0, 0.0), {}, (), LabelDecision(None, TOO_LONG_RULE, None, 0), error=reason)
 
 
-def seed_base(sampling: SamplingConfig, position: int, config: LabelConfig) -> int | None:
+def seed_offset(position: int, config: LabelConfig) -> int:
     """Seeds are tied to the proof's place in the input, not to chunking, order or resumes.
 
-    Proof ``position`` owns n·(1 + m) seeds from base, one per sample (a request of n samples
-    seeded s uses s … s + n − 1): its verification's n samples, then m for each analysis's
-    meta request (analysis j: base + n + j·m).
+    Proof ``position`` owns the n·(1 + m) sample seeds from this offset (``make_requests``
+    gives each sample its own): its verification's n samples, then m for each analysis's meta
+    request (analysis j: offset + n + j·m).
     """
-    return request_seed(sampling.seed, position * config.n * (1 + config.m))
+    return position * config.n * (1 + config.m)
 
 
 def verification_request(item: ProofItem, position: int, config: LabelConfig, sampling: SamplingConfig,
                          prompts_dir: str | None) -> GenerationRequest:
-    [request] = make_requests([verification_messages(item.problem, item.proof, prompts_dir)], sampling, n=config.n)
-    return replace(request, seed=seed_base(sampling, position, config))
+    return make_requests([verification_messages(item.problem, item.proof, prompts_dir)], sampling, n=config.n,
+                         seed_offset=seed_offset(position, config))[0]
 
 
 def flagged_analyses(verification: Verification) -> list[int]:
@@ -97,11 +97,11 @@ def meta_requests(item: ProofItem, position: int, verification: Verification, fl
                   sampling: SamplingConfig, prompts_dir: str | None) -> list[GenerationRequest]:
     if config.m == 0:
         return []  # meta-verification is off: no flagged analysis gets a request
-    prompts = [meta_verification_messages(MetaItem(item.problem, item.proof, verification.analyses[j].text), prompts_dir)
-               for j in flagged]
-    base = seed_base(sampling, position, config)
-    return [replace(request, seed=None if base is None else base + config.n + j * config.m)
-            for request, j in zip(make_requests(prompts, sampling, n=config.m), flagged)]
+    first = seed_offset(position, config) + config.n
+    return [make_requests([meta_verification_messages(MetaItem(item.problem, item.proof, verification.analyses[j].text),
+                                                      prompts_dir)],
+                          sampling, n=config.m, seed_offset=first + j * config.m)[0]
+            for j in flagged]
 
 
 def meta_rating(item: ProofItem, verification: Verification, index: int, result: GenerationResult) -> Verification:

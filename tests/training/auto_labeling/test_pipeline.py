@@ -15,6 +15,7 @@ from data.errors import EngineUnavailableError, PromptTooLongError
 from data.records import ProofItem
 from engine.base import Completion, GenerationRequest, GenerationResult, StreamingEngine
 from engine.config import SamplingConfig
+from engine.sampling import sample_seeds
 from training.auto_labeling.chunked import label_chunk
 from training.auto_labeling.pipeline import run_labeling, summarize
 from training.auto_labeling.proofs import LabeledProof
@@ -50,7 +51,7 @@ class ScriptedEngine:
         results = []
         for request in requests:
             self.seeds[request.messages[-1].content] = request.seed
-            self.sample_seeds += [request.seed + j for j in range(request.n)] if request.seed is not None else []
+            self.sample_seeds += sample_seeds(request)
             prompt = request.messages[-1].content
             if prompt.startswith("You are auditing a grader"):
                 note = next(note for note in self.ratings if note in prompt)
