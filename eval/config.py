@@ -157,3 +157,31 @@ class GraderConfig:
             raise ValueError("temperature must be >= 0")
         if self.max_tokens < 1:
             raise ValueError("max_tokens must be >= 1")
+
+
+@dataclass
+class CalibrationConfig:
+    data: str = ""
+    """A world directory (`proofsmith world --out DIR`, or a world model's RUN/world): SPLIT_problems.jsonl and SPLIT.jsonl (the command's DATA argument)."""
+    splits: list[str] = field(default_factory=lambda: ["test_in", "test_out"])
+    """Splits of the world directory to measure (train measures what the model was taught)."""
+    samples: int = 8
+    """k: proofs generated per problem and analyses written per proof."""
+    max_problems_per_group: int = 0
+    """Measure at most this many problems per (split, family, level), and only their proofs; 0: all."""
+    pass_rate_low: float = 0.2
+    """The edge of competence: groups whose generator pass@1 lies strictly between pass_rate_low and pass_rate_high are listed as where RL has room."""
+    pass_rate_high: float = 0.7
+    """Upper end of the edge of competence (see pass_rate_low)."""
+    chunk_size: int = 64
+    """Requests sent to the engine at once; each chunk's records are written before the next starts (a rerun resumes)."""
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.chunk_size < 1:
+            raise ValueError("samples and chunk_size must be >= 1")
+        if self.max_problems_per_group < 0:
+            raise ValueError("max_problems_per_group must be >= 0")
+        if not 0 <= self.pass_rate_low < self.pass_rate_high <= 1:
+            raise ValueError("need 0 <= pass_rate_low < pass_rate_high <= 1")
+        if not self.splits:
+            raise ValueError("splits must name at least one split")

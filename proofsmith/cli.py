@@ -25,11 +25,14 @@ from proofsmith.options import (
     SEARCH_FLAGS,
     TRAIN_FLAGS,
     VERIFY_FLAGS,
+    CALIBRATE_FLAGS,
     WORLD_FLAGS,
+    WORLD_MODEL_FLAGS,
     Flag,
     add_flags,
 )
 from training.config import TrainConfig
+from training.world_model.config import WorldModelConfig
 
 
 def add_run_options(parser: argparse.ArgumentParser, config_help: str, dry_run_help: str) -> None:
@@ -133,10 +136,29 @@ def build_parser() -> argparse.ArgumentParser:
                     "training split and two test splits (held-out templates and coefficients; held-out families). Every "
                     "proof's score (0 / 0.5 / 1) and first bad step are decided by the checker from its text.",
     )
-    world.add_argument("--out", required=True, metavar="DIR", help="directory for train/test_in/test_out(.jsonl, _meta.jsonl), "
-                       "config.toml and summary.json (files replaced atomically)")
+    world.add_argument("--out", metavar="DIR", help="directory for train/test_in/test_out(.jsonl, _meta.jsonl), "
+                       "config.toml and summary.json (files replaced atomically); required unless a WHAT is given")
     add_run_options(world, "TOML file with a [world] table", "print the resolved config as TOML and stop")
     add_flags(world, WORLD_FLAGS, "world settings")
+    world_actions = world.add_subparsers(dest="world_action", required=False, metavar="WHAT")
+    world_model = world_actions.add_parser(
+        "model", help="train the world model: a small Llama decoder from scratch, with a BPE trained on world text",
+        description="Draw a fresh training world, teach a small decoder (transformers' Llama architecture, a byte-level "
+                    "BPE trained on the world's text) the three roles' prompts and answers, and save an ordinary "
+                    "checkpoint in OUT/final that every engine and command loads with --model (prompts: OUT/final/prompts). "
+                    "Rerun to resume.",
+    )
+    add_run_options(world_model, "TOML file with [world], [examples], [tokenizer], [architecture], [training] tables "
+                    "(configs/world_model.toml)", "write the resolved config to the run directory, print it, and stop")
+    add_flags(world_model, WORLD_MODEL_FLAGS, "world model settings", root=WorldModelConfig)
+    calibrate = _command_parser(world_actions, "calibrate", "measure a model on a world directory against the checker: "
+                                "the generator's pass@1 and pass@k and the verifier's recall per true score and "
+                                "localisation, per family and level", CALIBRATE_FLAGS,
+                                "check the settings, --out and the data, write OUT/config.toml, print it, and stop")
+    calibrate.add_argument("data", metavar="DATA", help="a world directory (proofsmith world --out DIR, or a world model's "
+                           "RUN/world) with SPLIT_problems.jsonl and SPLIT.jsonl")
+    calibrate.add_argument("--out", required=True, metavar="DIR", help="run directory: config.toml, generations.jsonl, "
+                           "verifications.jsonl, calibration.json/.md/.png; rerun to resume")
     train = subparsers.add_parser(
         "train", help="GRPO training of a role on TRL, or the SFT cold start",
         description="Train the verifier, meta-verifier or generator with GRPO (TRL), run the supervised cold start (sft), "
@@ -148,6 +170,21 @@ def build_parser() -> argparse.ArgumentParser:
                     "write the resolved config to the run directory, print it, and stop")
     add_flags(train, TRAIN_FLAGS, "training settings", root=TrainConfig)
     return parser
+
+
+def _world_handler(args: argparse.Namespace) -> int:
+    """``world`` writes the splits; ``world model`` trains the world model; ``world calibrate`` measures a model."""
+    if args.world_action == "model":
+        from proofsmith.commands import world_model
+
+        return world_model.run(args)
+    if args.world_action == "calibrate":
+        from proofsmith.commands import world_calibrate
+
+        return world_calibrate.run(args)
+    from proofsmith.commands import world as world_command
+
+    return world_command.run(args)
 
 
 def _handler(command: str) -> Callable[[argparse.Namespace], int]:
@@ -168,9 +205,7 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
 
         return label.run
     if command == "world":
-        from proofsmith.commands import world as world_command
-
-        return world_command.run
+        return _world_handler
     if command == "verify":
         from proofsmith.commands import verify
 
@@ -182,7 +217,10 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     stay_offline()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "world" and args.world_action is None and not args.out:
+        parser.error("proofsmith world: --out is required (or name a WHAT: model, calibrate)")
     from engine import progress
     from proofsmith.commands.common import quiet_libraries
 

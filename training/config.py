@@ -13,6 +13,7 @@ from pathlib import Path
 
 from engine.config import EngineConfig, SamplingConfig
 from training.auto_labeling.config import LabelConfig
+from training.world_model.config import PRECISIONS
 
 ROLES: tuple[str, ...] = ("verifier", "meta-verifier", "generator", "sft", "loop")
 COMPLETE_MARKER = "COMPLETE"
@@ -76,7 +77,7 @@ class ModelSettings:
     )
     """Module names that get LoRA adapters."""
     bf16: bool = False
-    """Train in bfloat16 mixed precision (GPU); CPU runs keep float32."""
+    """GRPO trainers: train in bfloat16 mixed precision (GPU); CPU runs keep float32. `train sft` follows sft.precision instead."""
     gradient_checkpointing: bool = False
     """Recompute activations in the backward pass to save memory."""
 
@@ -123,6 +124,10 @@ class DataSettings:
     """Rows set aside (after shuffling with `seed`) to measure agreement before and after training."""
     seed: int = 0
     """Seed of the shuffle that picks the held-out rows."""
+    balance_scores: bool = False
+    """Verifier GRPO: repeat the graded proofs of the rarer true scores (0, 0.5, 1) until each score has as many as the commonest, so that "always 0" earns no more than any other policy (on in the world configs)."""
+    calibration: str = ""
+    """Generator GRPO: the calibration.json of a `proofsmith world calibrate` run; only problems whose measured pass rate lies strictly between 0 and 1 are trained on (a group with no reward spread teaches nothing). Empty: every problem."""
 
     def __post_init__(self) -> None:
         for name in ("max_proof_chars", "max_rows", "holdout"):
@@ -194,11 +199,17 @@ class SFTSettings:
     """Answers to build: verifier and generator (from graded proofs), meta-verifier (from rated analyses)."""
     save_steps: int = 50
     """Write a resumable checkpoint every this many steps."""
+    precision: str = "auto"
+    """auto (bf16 autocast on a GPU and on CPUs with native bf16 matmuls, AMX or AVX512-BF16; else fp32, said in the log), bf16 or fp32. Weights and optimizer states stay float32."""
+    group_by_length: bool = True
+    """Batch examples of similar length together within windows of 4 batches of the random order (less padding; every 4 steps see the same examples as without grouping)."""
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "max_length", "save_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {self.precision!r}; choose {', '.join(PRECISIONS)}")
         unknown = set(self.formats) - {"verifier", "generator", "meta-verifier"}
         if unknown or not self.formats:
             raise ValueError("formats must be a non-empty list of 'verifier', 'generator', 'meta-verifier'")

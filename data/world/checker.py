@@ -13,7 +13,11 @@ What the scores mean in this world (the checker decides exactly this, nothing el
 
 *Follows*, exactly: an equality follows when one of its sides is an expression already
 in play (a side of the goal, of an earlier equality, the subject of an earlier fact);
-its two sides then count as one. A fact (``≥``, divisibility, a solution set) follows
+its two sides then count as one. An expression with variables is in play up to algebra
+(``2(a + b)`` is ``2a + 2b``); one of numbers only, as written (``27 - 14`` is not ``13``:
+evaluating is the step, ``data.world.expressions.form``), so an arithmetic step must
+continue from the expression before it (or lead to the goal's value), not from any with the
+same value. A fact (``≥``, divisibility, a solution set) follows
 either as an *elementary* fact about an expression in play (a sum of squares is ``≥ 0``;
 a product with a run of ``m`` consecutive factors ``n + c`` and coefficient ``c0`` is a
 multiple of any divisor of ``c0·m!``; a product of linear factors is zero exactly at
@@ -24,8 +28,10 @@ product of sums: expanding or factoring happens), and every elementary fact. Col
 like terms and derived facts need no reason. Any non-empty reason counts: the checker
 does not judge whether the reason given is the right one (a deliberate simplification).
 
-A goal equality whose two sides are the same expression once evaluated (a numeric base
-case, ``1 = 1^2``) must be written out by some step; otherwise it would hold vacuously.
+A goal equality whose two sides are the same expression in play (``x + x = 2x``) must be
+written out by some step; otherwise it would hold vacuously. A numeric goal (a base case
+``1 = 1^2``, ``3·(4 + 5) - 2·7 = 13``) has two different sides as written, and the steps must
+join them.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from typing import Literal
 import sympy
 
 from data.world.claims import Claim, ClaimError, Undecidable, divisor, parse_claim
-from data.world.expressions import ExpressionError, parse
+from data.world.expressions import ExpressionError, expansion, form, parse
 from data.world.steps import Step, parse_steps
 
 Status = Literal["ok", "unreadable", "false", "undecidable", "does_not_follow", "unjustified"]
@@ -106,7 +112,7 @@ class Expressions:
 
 
 def is_expanded(expression: sympy.Expr) -> bool:
-    return sympy.expand(expression) == expression
+    return expansion(expression) == expression
 
 
 def sum_of_squares(expression: sympy.Expr) -> bool:
@@ -215,7 +221,7 @@ class Derivation:
     def link(self, claim: Claim) -> tuple[bool, bool]:
         """(follows, elementary) for a true claim, recording what it establishes."""
         if claim.kind == "equal":
-            left, right = parse(claim.left), parse(claim.right)
+            left, right = form(claim.left), form(claim.right)
             if left not in self.known and right not in self.known:
                 return False, False
             self.known.union(left, right)
@@ -249,9 +255,9 @@ class Derivation:
 
     def established(self, claim: Claim) -> bool:
         if claim.kind == "equal":
-            left, right = parse(claim.left), parse(claim.right)
+            left, right = form(claim.left), form(claim.right)
             if left == right:
-                return any(stated.kind == "equal" and parse(stated.left) == left and parse(stated.right) == right
+                return any(stated.kind == "equal" and form(stated.left) == left and form(stated.right) == right
                            for stated in self.stated)
             return self.known.find(left) == self.known.find(right)
         fact = self.fact(claim)
@@ -267,7 +273,7 @@ def implies(known: Fact, wanted: Fact) -> bool:
 
 def goal_seeds(claim: Claim) -> tuple[sympy.Expr, ...]:
     if claim.kind == "equal":
-        return parse(claim.left), parse(claim.right)
+        return form(claim.left), form(claim.right)
     return (claim.subject(),)
 
 

@@ -20,14 +20,17 @@ decided raises :class:`Undecidable`. Both count as a bad step for the checker.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 import sympy
 
-from data.world.expressions import ExpressionError, equal, parse
+from data.world.expressions import ExpressionError, equal, expansion, parse
 
 ClaimKind = Literal["equal", "at_least", "divisible", "solutions"]
 KINDS: tuple[ClaimKind, ...] = ("equal", "at_least", "divisible", "solutions")
@@ -67,7 +70,13 @@ class Claim:
         return parse(self.left)
 
     def is_true(self) -> bool:
-        """Decide the claim; ``Undecidable`` when this world cannot, ``ExpressionError`` for a malformed side."""
+        """Decide the claim; ``Undecidable`` when this world cannot, ``ExpressionError`` for a malformed side.
+
+        Decisions are remembered per claim (a world checks the same steps in every flawed proof of a problem)."""
+        return decided(self)
+
+    def decide(self) -> bool:
+        """:meth:`is_true` without the memory."""
         if self.kind == "equal":
             return equal(parse(self.left), parse(self.right))
         if self.kind == "at_least":
@@ -94,6 +103,11 @@ class Claim:
         return f"the solutions of {self.left} = {self.right} are {' and '.join(named)}"
 
 
+@functools.lru_cache(maxsize=65536)
+def decided(claim: Claim) -> bool:
+    return claim.decide()
+
+
 def divisor(text: str) -> int:
     if not re.fullmatch(r"\s*\d+\s*", text) or int(text) < 1:
         raise ClaimError(f"a divisor must be a positive whole number, not {text!r}")
@@ -103,42 +117,68 @@ def divisor(text: str) -> int:
 def nonnegative(expression: sympy.Expr) -> bool:
     """Whether a polynomial of degree <= 2 is >= 0 for all real values (its augmented matrix is PSD)."""
     variables = sorted(expression.free_symbols, key=str)
-    polynomial = sympy.Poly(sympy.expand(expression), *variables) if variables else None
+    polynomial = sympy.Poly(expansion(expression), *variables) if variables else None
     if polynomial is None:
-        return bool(sympy.expand(expression) >= 0)
+        return bool(expansion(expression) >= 0)
     if polynomial.total_degree() > 2:
         raise Undecidable(f"nonnegativity of a degree-{polynomial.total_degree()} polynomial")
+    if not all(coefficient.is_Rational for coefficient in polynomial.coeffs()):
+        raise Undecidable("nonnegativity of a polynomial with irrational coefficients")
     size = len(variables) + 1
-    matrix = sympy.zeros(size, size)
+    matrix = [[Fraction(0)] * size for _ in range(size)]
     for monomial, coefficient in polynomial.terms():
+        value = Fraction(int(coefficient.p), int(coefficient.q))
         powered = [index for index, power in enumerate(monomial) for _ in range(power)]
         if len(powered) == 2:
             first, second = powered
             if first == second:
-                matrix[first, first] += coefficient
+                matrix[first][first] += value
             else:
-                matrix[first, second] += coefficient / 2
-                matrix[second, first] += coefficient / 2
+                matrix[first][second] += value / 2
+                matrix[second][first] += value / 2
         elif len(powered) == 1:
-            matrix[powered[0], size - 1] += coefficient / 2
-            matrix[size - 1, powered[0]] += coefficient / 2
+            matrix[powered[0]][size - 1] += value / 2
+            matrix[size - 1][powered[0]] += value / 2
         else:
-            matrix[size - 1, size - 1] += coefficient
-    return all(matrix.extract(list(rows), list(rows)).det() >= 0
+            matrix[size - 1][size - 1] += value
+    return all(determinant([[matrix[row][column] for column in rows] for row in rows]) >= 0
                for count in range(1, size + 1) for rows in itertools.combinations(range(size), count))
+
+
+def determinant(matrix: list[list[Fraction]]) -> Fraction:
+    """The exact determinant of a square matrix of rationals, by elimination (sympy's is a hundred times slower)."""
+    rows = [list(row) for row in matrix]
+    result = Fraction(1)
+    for column in range(len(rows)):
+        pivot = next((row for row in range(column, len(rows)) if rows[row][column]), None)
+        if pivot is None:
+            return Fraction(0)
+        if pivot != column:
+            rows[column], rows[pivot] = rows[pivot], rows[column]
+            result = -result
+        result *= rows[column][column]
+        for row in range(column + 1, len(rows)):
+            factor = rows[row][column] / rows[column][column]
+            if factor:
+                rows[row] = [value - factor * pivot_value for value, pivot_value in zip(rows[row], rows[column])]
+    return result
 
 
 def divisible_everywhere(expression: sympy.Expr, modulus: int) -> bool:
     """Whether an integer polynomial takes only multiples of ``modulus`` at integer points."""
-    expanded = sympy.expand(expression)
+    expanded = expansion(expression)
     variables = sorted(expanded.free_symbols, key=str)
     coefficients = sympy.Poly(expanded, *variables).coeffs() if variables else [expanded]
     if not all(coefficient.is_integer for coefficient in coefficients):
         raise Undecidable("divisibility of a polynomial with fractional coefficients")
     if modulus ** len(variables) > MAX_RESIDUE_CASES:
         raise Undecidable(f"{modulus}^{len(variables)} residue cases")
-    for values in itertools.product(range(modulus), repeat=len(variables)):
-        if int(expanded.subs(dict(zip(variables, values)))) % modulus:
+    if not variables:
+        return int(expanded) % modulus == 0
+    terms = [(powers, int(coefficient)) for powers, coefficient in sympy.Poly(expanded, *variables).terms()]
+    for values in itertools.product(range(modulus), repeat=len(variables)):  # in Python integers: exact, and fast
+        if sum(coefficient * math.prod(value ** power for value, power in zip(values, powers))
+               for powers, coefficient in terms) % modulus:
             return False
     return True
 
@@ -148,9 +188,32 @@ def solution_set(expression: sympy.Expr, variable: str) -> set[sympy.Expr]:
     unknown = sympy.Symbol(variable)
     if expression.free_symbols - {unknown}:
         raise Undecidable("an equation in more than one unknown")
-    if sympy.expand(expression) == 0:
+    expanded = expansion(expression)
+    if expanded == 0:
         raise Undecidable("an equation that holds for every value")
-    return {root for root in sympy.solve(sympy.expand(expression), unknown) if root.is_real}
+    rational = rational_roots(expanded, unknown)
+    if rational is not None:
+        return rational
+    return {root for root in sympy.solve(expanded, unknown) if root.is_real}
+
+
+def rational_roots(expression: sympy.Expr, unknown: sympy.Symbol) -> set[sympy.Expr] | None:
+    """The real roots of a polynomial with rational coefficients when all of them are rational (found by factoring, much
+    faster than ``sympy.solve``); None when some real root is irrational or ``expression`` is no such polynomial."""
+    try:
+        polynomial = sympy.Poly(expression, unknown)
+    except sympy.PolynomialError:
+        return None
+    if not polynomial.domain.is_QQ and not polynomial.domain.is_ZZ:
+        return None
+    roots = set()
+    for factor, _ in polynomial.factor_list()[1]:
+        if factor.degree() == 1:
+            a, b = factor.all_coeffs()
+            roots.add(-b / a)
+        elif factor.count_roots() > 0:
+            return None
+    return roots
 
 
 _AT_LEAST = re.compile(r"^(?P<left>.+?)\s*(?:≥|>=|\\geq)\s*(?P<right>.+)$")

@@ -1,12 +1,17 @@
-"""Settings of ``proofsmith world`` and the names of the world's families and defects. Pure data: no sympy, no torch."""
+"""Settings of ``proofsmith world`` and the names of the world's families, defects and levels. Pure data: no sympy, no torch."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FAMILIES = ("identity", "inequality", "divisibility", "equation", "induction")
+DEFAULT_FAMILIES = ("identity", "inequality", "divisibility", "equation", "induction")
+"""The families a world draws from unless told otherwise (the world as it was before levels and arithmetic)."""
+FAMILIES = (*DEFAULT_FAMILIES, "arithmetic")
+"""Every family the world knows; ``arithmetic`` (evaluating sums of products) is drawn only when asked for."""
 DEFECTS = ("wrong_expansion", "sign_error", "dropped_term", "wrong_coefficient", "non_sequitur", "false_conclusion",
            "unjustified_leap")
+LEVELS = (1, 2, 3)
+"""Difficulty levels: 1 is the original world; each higher level widens coefficients and adds terms, factors or steps."""
 
 
 @dataclass
@@ -15,8 +20,8 @@ class WorldConfig:
     """Seed of the world: the same seed and settings always write the same problems and proofs."""
     problems_per_template: int = 4
     """Problems drawn per template; each gets its correct proof and one flawed proof per defect kind that applies."""
-    families: list[str] = field(default_factory=lambda: list(FAMILIES))
-    """Statement families to draw from: identity, inequality, divisibility, equation, induction."""
+    families: list[str] = field(default_factory=lambda: list(DEFAULT_FAMILIES))
+    """Statement families to draw from: identity, inequality, divisibility, equation, induction, arithmetic."""
     defects: list[str] = field(default_factory=lambda: list(DEFECTS))
     """Flaws to inject: wrong_expansion, sign_error, dropped_term, wrong_coefficient, non_sequitur, false_conclusion, unjustified_leap."""
     test_problems_per_template: int = 2
@@ -25,6 +30,8 @@ class WorldConfig:
     """Families kept out of training entirely: the out-of-distribution test split (those among `families`)."""
     held_out_templates: int = 1
     """Templates of each training family kept out of training (its last ones): part of the in-distribution test split."""
+    levels: list[int] = field(default_factory=lambda: [1])
+    """Difficulty levels to draw, each with every template (1, 2, 3: wider coefficients, more terms and steps as it rises)."""
 
     def __post_init__(self) -> None:
         if self.problems_per_template < 1:
@@ -44,3 +51,5 @@ class WorldConfig:
                 raise ValueError(f"unknown held-out family {name!r}; known: {', '.join(FAMILIES)}")
         if set(self.families) <= set(self.held_out_families):
             raise ValueError("every family is held out: nothing is left to train on")
+        if not self.levels or len(set(self.levels)) != len(self.levels) or not set(self.levels) <= set(LEVELS):
+            raise ValueError(f"levels must name distinct levels among {', '.join(map(str, LEVELS))}")

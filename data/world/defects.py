@@ -9,13 +9,16 @@ flaw has to be found in the mathematics, not in a seam of the text.
 The injector only *proposes*: the truth of the flawed proof, its score and first bad step,
 is what ``data.world.checker`` decides from the text (``data.world.proofs``). The kinds:
 
-- ``wrong_expansion``: a power of a sum expanded term by term (``(a + b)^2 = a^2 + b^2``).
+- ``wrong_expansion``: a power of a sum expanded term by term (``(a + b)^2 = a^2 + b^2``); in
+  arithmetic, a product distributed over the first term only (``3·(4 + 5) = 3·4 + 5``).
 - ``sign_error``: one ``+`` turned into ``-`` or back.
 - ``dropped_term``: one term of a sum left out.
 - ``wrong_coefficient``: one coefficient changed.
-- ``non_sequitur``: a true step about something the proof has not reached.
+- ``non_sequitur``: a true step about something the proof has not reached (in arithmetic: an
+  expression with one number changed, which no step wrote).
 - ``false_conclusion``: the last step claims more than was shown.
-- ``unjustified_leap``: a non-trivial step's reason removed (the step stays true).
+- ``unjustified_leap``: a non-trivial step's reason removed (the step stays true); never in
+  arithmetic, whose steps need no reason.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import sympy
 from data.world.checker import Derivation
 from data.world.claims import Claim
 from data.world.config import DEFECTS
-from data.world.expressions import ExpressionError, parse, render, top_level_terms
+from data.world.expressions import ExpressionError, expansion, form, parse, render, top_level_terms
 from data.world.steps import Step
 
 Injected = tuple[tuple[Step, ...], int]
@@ -96,13 +99,39 @@ def freshman(expression: sympy.Expr) -> sympy.Expr:
     return wrong.replace(product, outer_terms)
 
 
+NUMERIC = re.compile(r"^[^a-z]*$")
+"""A text of numbers only (an arithmetic step)."""
+MISEXPANSIONS = (
+    (re.compile(r"(?<![\d)^])(\d+)·\((\d+) ([+-]) (\d+)\)"), r"\1·\2 \3 \4"),  # 3·(4 + 5) → 3·4 + 5
+    (re.compile(r"\((\d+) ([+-]) (\d+)\)\^(\d+)"), r"\1^\4 \2 \3^\4"),  # (4 + 5)^2 → 4^2 + 5^2
+)
+
+
+def numeric(claim: Claim) -> bool:
+    return claim.kind == "equal" and bool(NUMERIC.match(claim.left)) and bool(NUMERIC.match(claim.right))
+
+
+def misexpanded(text: str) -> str | None:
+    """``text`` with its first bracket expanded the classic wrong way, or None where it has none."""
+    for pattern, wrong in MISEXPANSIONS:
+        changed = pattern.sub(wrong, text, count=1)
+        if changed != text:
+            return changed
+    return None
+
+
 def wrong_expansion(steps: tuple[Step, ...], rng: random.Random) -> Injected | None:
     for index in equality_steps(steps):
         claim = steps[index].claim
         assert claim is not None
+        if numeric(claim):
+            wrong_text = misexpanded(claim.left)
+            if wrong_text is not None and false_claim(replace(claim, right=wrong_text)):
+                return with_right(steps, index, wrong_text), steps[index].number
+            continue
         left = parse(claim.left)
         wrong = sympy.expand(freshman(left))
-        if wrong != sympy.expand(left):
+        if wrong != expansion(left):
             return with_right(steps, index, render(wrong)), steps[index].number
     return None
 
@@ -153,6 +182,25 @@ def shifted(text: str, variable: str) -> str:
     return render(parse(text).subs(sympy.Symbol(variable), sympy.Symbol(variable) + 1))
 
 
+def off_track(steps: tuple[Step, ...], claim: Claim, rng: random.Random) -> Claim | None:
+    """A true arithmetic step like ``claim`` about an expression no step of ``steps`` wrote: one number changed on the
+    left (and where the step carried it, on the right; else the right is the new value)."""
+    in_play = {form(side) for step in steps if step.claim is not None and step.claim.kind == "equal"
+               for side in (step.claim.left, step.claim.right)}
+    numbers = list(re.finditer(r"(?<![\^\d])\d+", claim.left))
+    rng.shuffle(numbers)
+    for number in numbers:
+        new = str(int(number[0]) + rng.randint(1, 3))
+        left = claim.left[: number.start()] + new + claim.left[number.end():]
+        rights = [claim.right[: match.start()] + new + claim.right[match.end():]
+                  for match in re.finditer(rf"(?<![\^\d]){number[0]}(?!\d)", claim.right)]
+        for right in [*rights, render(parse(left))]:
+            candidate = Claim("equal", left, right)
+            if not false_claim(candidate) and form(left) not in in_play and form(right) not in in_play:
+                return candidate
+    return None
+
+
 def non_sequitur(steps: tuple[Step, ...], rng: random.Random) -> Injected | None:
     """Replace a middle step by the same kind of true statement about a shifted expression."""
     candidates = list(range(1, len(steps))) if len(steps) > 1 else [0]
@@ -161,15 +209,22 @@ def non_sequitur(steps: tuple[Step, ...], rng: random.Random) -> Injected | None
         claim = steps[index].claim
         if claim is None:
             continue
+        if numeric(claim):
+            moved = off_track(steps, claim, rng)
+            if moved is not None:
+                changed = list(steps)
+                changed[index] = replace(steps[index], claim=moved)
+                return tuple(changed), steps[index].number
+            continue
         variables = sorted(str(symbol) for symbol in parse(claim.left).free_symbols)
         if not variables:
             continue
         variable = rng.choice(variables)
         if claim.kind == "equal":
             moved = shifted(claim.left, variable)
-            new = Claim("equal", moved, render(sympy.factor(parse(moved))) if rng.random() < 0.5 else render(sympy.expand(parse(moved))))
+            new = Claim("equal", moved, render(sympy.factor(parse(moved))) if rng.random() < 0.5 else render(expansion(parse(moved))))
             if new.left == new.right:
-                new = Claim("equal", moved, render(sympy.expand(parse(moved))))
+                new = Claim("equal", moved, render(expansion(parse(moved))))
         elif claim.kind == "divisible" or claim.kind == "at_least" and parse(claim.right) == 0:
             new = replace(claim, left=shifted(claim.left, variable))
         elif claim.kind == "at_least":
@@ -217,8 +272,8 @@ def unjustified_leap(steps: tuple[Step, ...], rng: random.Random) -> Injected | 
         if not step.reason or step.claim is None:
             continue
         claim = step.claim
-        expanded_sides = claim.kind == "equal" and parse(claim.left) == sympy.expand(parse(claim.left)) and \
-            parse(claim.right) == sympy.expand(parse(claim.right))
+        expanded_sides = claim.kind == "equal" and parse(claim.left) == expansion(parse(claim.left)) and \
+            parse(claim.right) == expansion(parse(claim.right))
         if claim.kind == "equal" and not expanded_sides or claim.kind != "equal" and Derivation.elementary(claim, claim.subject()):
             needing.append(index)
     if not needing:

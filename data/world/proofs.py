@@ -5,6 +5,10 @@ for each defect kind that applies (``data.world.defects``), one flawed proof, ea
 own wording. The score and first bad step of every proof are what
 ``data.world.checker.check`` says of its text, never what the injector meant; the
 injected kind and step are kept beside them, and the tests check that the two agree.
+
+Each (family, template, level) draws from its own seeded stream (:func:`stream`), so adding
+a level or a family never changes the problems of another, and level 1 draws exactly what
+the world drew before levels existed.
 """
 
 from __future__ import annotations
@@ -47,12 +51,17 @@ class WorldProof:
             raise ValueError("a defect comes with the step it was injected at, and only then")
 
     def to_record(self) -> dict[str, Any]:
-        """One JSONL row; ``problem``, ``proof`` and ``score`` are the columns ``label`` and ``eval verifier`` read."""
+        """One JSONL row; ``problem``, ``proof`` and ``score`` are the columns ``label`` and ``eval verifier`` read.
+
+        ``difficulty`` is the problem's level, written only above 1: a missing one is level 1, so a world of level 1
+        alone keeps the bytes it had before levels existed.
+        """
         return {
             "id": self.id, "problem": self.problem.statement, "proof": self.proof, "score": self.score,
             "first_bad_step": self.first_bad_step, "defect": self.defect, "defect_step": self.defect_step,
             "family": self.problem.family, "template": self.problem.template, "problem_id": self.problem.id,
             "goal": [claim.render() for claim in self.problem.goal],
+            **({"difficulty": self.problem.level} if self.problem.level != 1 else {}),
         }
 
 
@@ -70,18 +79,26 @@ def write_proof(plan: Blueprint, rng: random.Random, defect: str | None = None) 
     return WorldProof(stable_id(plan.problem.id, text), plan.problem, text, verdict.score, verdict.first_bad_step, defect, at)
 
 
+def stream(*parts: object, level: int = 1) -> str:
+    """The name of a seeded stream, ``0/train/identity/square_sum``; above level 1 it ends in ``/level 2``."""
+    name = "/".join(str(part) for part in parts)
+    return name if level == 1 else f"{name}/level {level}"
+
+
 def world_proofs(seed: int, problems_per_template: int, families: Sequence[str] = FAMILIES,
-                 defects: Sequence[str] = DEFECTS) -> Iterator[WorldProof]:
-    """Per family and template, ``problems_per_template`` problems, each with its correct proof and a flawed one per defect kind.
+                 defects: Sequence[str] = DEFECTS, levels: Sequence[int] = (1,)) -> Iterator[WorldProof]:
+    """Per level, family and template, ``problems_per_template`` problems, each with its correct proof and a flawed one per
+    defect kind (problems are not deduplicated here; ``data.world.splits`` does that).
 
     The same arguments always give the same proofs, in the same order.
     """
-    for family in families:
-        for template in templates(family):
-            rng = random.Random(f"{seed}/{family}/{template}")
-            for _ in range(problems_per_template):
-                plan = blueprint(family, template, rng)
-                for defect in (None, *defects):
-                    proof = write_proof(plan, rng, defect)
-                    if proof is not None:
-                        yield proof
+    for level in levels:
+        for family in families:
+            for template in templates(family):
+                rng = random.Random(stream(seed, family, template, level=level))
+                for _ in range(problems_per_template):
+                    plan = blueprint(family, template, rng, level)
+                    for defect in (None, *defects):
+                        proof = write_proof(plan, rng, defect)
+                        if proof is not None:
+                            yield proof

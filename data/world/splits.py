@@ -1,14 +1,16 @@
 """Train and test splits of the world that no held-out proof text crosses.
 
-Three splits, drawn from separate seeded streams:
+Three splits, drawn from separate seeded streams (one per split, family, template and
+level; ``data.world.proofs.stream``), level by level in the order of ``WorldConfig.levels``:
 
 - ``train``: the training families' training templates.
 - ``test_in`` (in distribution): the training families' held-out templates, and the
   training templates with fresh coefficients.
 - ``test_out`` (out of distribution): the held-out families, every template.
 
-A problem is its goal (the claims to prove), not its wording: a test problem whose goal
-occurs in training is redrawn (up to a limit, then left out and counted; a template with
+A problem is its goal (the claims to prove), not its wording, whatever its level: a
+training problem is drawn once across all levels, and a test problem whose goal occurs in
+training (at any level) or earlier in its split is redrawn (up to a limit, then left out and counted; a template with
 no coefficients, such as ``three_squares``, has one problem only), so no problem, no
 problem statement and no proof text of a test split appears in ``train``; :func:`overlap` measures what is shared below that: the fraction of a test
 proof's word 8-grams that also occur in some training proof (steps of one template share
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 from data.world.config import WorldConfig
 from data.world.families import Problem, blueprint, templates
-from data.world.proofs import WorldProof, write_proof
+from data.world.proofs import WorldProof, stream, write_proof
 
 SPLITS = ("train", "test_in", "test_out")
 NGRAM = 8
@@ -36,7 +38,9 @@ class Split:
     name: str
     proofs: tuple[WorldProof, ...]
     redraw_failures: int = 0
-    """Test problems left out because every redraw repeated a training statement."""
+    """Problems left out because every redraw repeated a problem already drawn (for a test split: a training one)."""
+    failures_by_level: tuple[tuple[int, int], ...] = ()
+    """``redraw_failures`` per level, as (level, failures) in the order drawn."""
 
 
 def training_templates(family: str, held_out: int) -> tuple[str, ...]:
@@ -50,12 +54,13 @@ def goal_key(proof_or_problem: WorldProof | Problem) -> tuple[str, ...]:
 
 
 def proofs_of(family: str, template: str, count: int, rng: random.Random, defects: Sequence[str],
-              avoid: set[tuple[str, ...]]) -> tuple[list[WorldProof], int]:
-    """``count`` distinct problems of one template, each with its correct and flawed proofs; goals in ``avoid`` are redrawn."""
+              avoid: set[tuple[str, ...]], level: int = 1) -> tuple[list[WorldProof], int]:
+    """``count`` distinct problems of one template at ``level``, each with its correct and flawed proofs; goals in
+    ``avoid`` are redrawn (and the new ones added to it)."""
     written, failures = [], 0
     for _ in range(count):
         for _attempt in range(REDRAWS):
-            plan = blueprint(family, template, rng)
+            plan = blueprint(family, template, rng, level)
             if goal_key(plan.problem) not in avoid:
                 break
         else:
@@ -74,25 +79,33 @@ def make_splits(config: WorldConfig) -> dict[str, Split]:
     training_families = [family for family in config.families if family not in config.held_out_families]
     seen: set[tuple[str, ...]] = set()
     train: list[WorldProof] = []
-    train_failures = 0
-    for family in training_families:
-        for template in training_templates(family, config.held_out_templates):
-            rng = random.Random(f"{config.seed}/train/{family}/{template}")
-            written, failed = proofs_of(family, template, config.problems_per_template, rng, config.defects, seen)
-            train += written
-            train_failures += failed
-    splits = {"train": Split("train", tuple(train), train_failures)}
+    train_failures: dict[int, int] = {}
+    for level in config.levels:
+        train_failures[level] = 0
+        for family in training_families:
+            for template in training_templates(family, config.held_out_templates):
+                rng = random.Random(stream(config.seed, "train", family, template, level=level))
+                written, failed = proofs_of(family, template, config.problems_per_template, rng, config.defects, seen, level)
+                train += written
+                train_failures[level] += failed
+    splits = {"train": Split("train", tuple(train), sum(train_failures.values()), tuple(train_failures.items()))}
     held_out = [family for family in config.families if family in config.held_out_families]
     for name, families in (("test_in", training_families), ("test_out", held_out)):
-        proofs, failures = [], 0
-        for family in families:
-            for template in templates(family):
-                rng = random.Random(f"{config.seed}/{name}/{family}/{template}")
-                avoid = set(seen)  # problems differ within a split too, and never repeat a training problem
-                written, failed = proofs_of(family, template, config.test_problems_per_template, rng, config.defects, avoid)
-                proofs += written
-                failures += failed
-        splits[name] = Split(name, tuple(proofs), failures)
+        proofs: list[WorldProof] = []
+        failures: dict[int, int] = {}
+        drawn: set[tuple[str, ...]] = set()  # problems differ within a split too, and never repeat a training problem
+        for level in config.levels:
+            failures[level] = 0
+            for family in families:
+                for template in templates(family):
+                    rng = random.Random(stream(config.seed, name, family, template, level=level))
+                    avoid = seen | drawn
+                    written, failed = proofs_of(family, template, config.test_problems_per_template, rng, config.defects,
+                                                avoid, level)
+                    drawn |= avoid - seen
+                    proofs += written
+                    failures[level] += failed
+        splits[name] = Split(name, tuple(proofs), sum(failures.values()), tuple(failures.items()))
     return splits
 
 

@@ -31,10 +31,12 @@ def test_batched_requests_with_different_n_and_settings(transformers_engine) -> 
 
 
 def test_seeds_reproduce_and_stop_strings_are_cut(transformers_engine) -> None:
-    request = ask("Write a sentence about the sea.", seed=11, max_tokens=20)
-    first = transformers_engine.generate([request])[0].completions[0].text
-    second = transformers_engine.generate([request])[0].completions[0].text
-    assert first == second
+    def sample(seed: int) -> str:
+        return transformers_engine.generate([ask("Write a sentence about the sea.", seed=seed)])[0].completions[0].text
+
+    first = sample(11)
+    assert sample(11) == first
+    assert sample(12) != first  # and at temperature 0.8 the seed draws the sample: not one text whatever the seed
     (stopped,) = transformers_engine.generate(
         [ask("Count from 1 to 20, separated by commas.", temperature=0.0, max_tokens=60, stop=("5",))]
     )

@@ -67,7 +67,8 @@ def test_prose_after_meta_verdict_is_a_format_failure() -> None:
 
 def test_verifier_verdict_echoed_after_meta_verdict_does_not_replace_it() -> None:
     text = f"{meta_output('0.5')}\nThe evaluation under review ended with: {VERIFIER_CLOSER} \\boxed{{1}}"
-    assert meta_verdict(text).score != 1.0
+    verdict = meta_verdict(text)  # neither the echoed 1 nor the 0.5 before it: a format failure
+    assert (verdict.score, verdict.format_ok, verdict.format_errors) == (None, False, ("text follows the final score",))
 
 
 def test_echoed_verifier_verdict_does_not_supply_the_rating() -> None:

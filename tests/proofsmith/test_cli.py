@@ -82,7 +82,10 @@ def test_meta_verify_json(cli, files: dict[str, str], embedded_checkpoint: str) 
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert len(report["samples"]) == 2 and "rating" in report
+    assert len(report["samples"]) == 2 and report["scores"] == [sample["score"] for sample in report["samples"]]
+    valid = [score for score in report["scores"] if score is not None]
+    assert report["rating"] == (sum(valid) / len(valid) if valid else None)
+    assert report["format_failures"] == 2 - len(valid)
 
 
 def test_verify_on_in_process_vllm(cli, files: dict[str, str], embedded_checkpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:

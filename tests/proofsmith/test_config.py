@@ -12,9 +12,11 @@ from proofsmith.cli import build_parser
 from proofsmith.config import Config, field_docs, parse_assignment, resolve_config, to_toml
 from proofsmith.options import (
     ENGINE_FLAGS, EVAL_PROVER_FLAGS, EVAL_SELECTION_FLAGS, EVAL_VERIFIER_FLAGS, META_VERIFY_FLAGS, PROVE_FLAGS, VERIFY_FLAGS,
+    WORLD_MODEL_FLAGS,
     Flag, overrides_from,
 )
 from training.config import TrainConfig
+from training.world_model.config import WorldModelConfig
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY_MODULES = ("torch", "transformers", "vllm", "trl", "httpx")
@@ -28,6 +30,7 @@ LIGHT_MODULES = (
     "training.auto_labeling.config",
     "eval.config",
     "training.config",
+    "training.world_model.config",
     "data.readers",
     "data.world.config",
     "proofsmith.cli",
@@ -69,11 +72,12 @@ def test_config_classes_cover_every_section() -> None:
     assert names == {
         "Config", "EngineConfig", "SamplingConfig", "RefineConfig", "VerifyConfig", "MetaVerifyConfig", "LabelConfig",
         "SearchConfig", "VerifierEvalConfig", "MetaVerifierEvalConfig", "SelectionEvalConfig", "ProverEvalConfig",
-        "GraderConfig", "WorldConfig",
+        "GraderConfig", "WorldConfig", "CalibrationConfig",
     }
 
 
-@pytest.mark.parametrize("cls", list(dict.fromkeys(config_classes() + config_classes(TrainConfig))), ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
+@pytest.mark.parametrize("cls", list(dict.fromkeys(config_classes() + config_classes(TrainConfig)
+                                                    + config_classes(WorldModelConfig))), ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
 def test_every_config_field_has_a_docstring(cls: type) -> None:
     docs = field_docs(cls)
     undocumented = [item.name for item in dataclasses.fields(cls) if not docs.get(item.name, "").strip()]
@@ -88,6 +92,14 @@ def test_every_config_field_has_a_docstring(cls: type) -> None:
 )
 def test_every_flag_names_a_config_field(flag: Flag) -> None:
     section: Any = Config()
+    for part in flag.path.split("."):
+        assert hasattr(section, part), flag.path
+        section = getattr(section, part)
+
+
+@pytest.mark.parametrize("flag", WORLD_MODEL_FLAGS, ids=lambda flag: f"{flag.name}->{flag.path}")
+def test_every_world_model_flag_names_a_field(flag: Flag) -> None:
+    section: Any = WorldModelConfig()
     for part in flag.path.split("."):
         assert hasattr(section, part), flag.path
         section = getattr(section, part)
@@ -289,7 +301,9 @@ SHIPPED_CONFIGS = sorted((REPO / "configs").glob("*.toml"))
     ids=lambda path: path.name if isinstance(path, Path) else "none",
 )
 def test_shipped_configs_resolve(path: Path) -> None:
-    """Training configs (they name a run_dir) resolve into TrainConfig, the others into Config."""
-    root = TrainConfig if "run_dir" in tomllib.loads(path.read_text(encoding="utf-8")) else Config
+    """World-model configs (named world_model*) resolve into WorldModelConfig, training configs (they name a run_dir)
+    into TrainConfig, the others into Config."""
+    values = tomllib.loads(path.read_text(encoding="utf-8"))
+    root = WorldModelConfig if path.name.startswith("world_model") else TrainConfig if "run_dir" in values else Config
     config = resolve_config(path, root=root)
     assert resolve_config(None, tomllib.loads(to_toml(config)), root=root) == config

@@ -59,7 +59,7 @@ def test_world_writes_checked_splits_reproducibly(cli, tmp_path: Path) -> None:
 def test_bad_world_settings_are_one_line_errors(cli, tmp_path: Path) -> None:
     result = cli("world", "--out", str(tmp_path / "world"), "--family", "geometry")
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [
-        "proofsmith: error: world: unknown family 'geometry'; known: identity, inequality, divisibility, equation, induction"
+        "proofsmith: error: world: unknown family 'geometry'; known: identity, inequality, divisibility, equation, induction, arithmetic"
     ]
     result = cli("world", "--out", str(tmp_path / "world"), "--family", "induction")
     assert result.returncode == 2 and "nothing is left to train on" in result.stderr

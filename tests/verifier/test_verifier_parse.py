@@ -335,17 +335,19 @@ def test_adversarial_opener_repeat_does_not_move_analysis_start() -> None:
 
 
 @pytest.mark.parametrize(
-    "after_verdict",
+    "after_verdict, error",
     [
-        f"\n\nThe proof under review ended with:\n{ECHOED_PROOF_END}",
-        "\n\nNote that the proof itself claimed \\boxed{1}",
+        (f"\n\nThe proof under review ended with:\n{ECHOED_PROOF_END}",
+         "conflicting verdicts: an earlier closing phrase gives a different score"),
+        ("\n\nNote that the proof itself claimed \\boxed{1}", "text follows the final score"),
     ],
     ids=["echoed-closer-and-box", "quoted-box-only"],
 )
-def test_box_quoted_after_complete_verdict_cannot_supply_score(after_verdict: str) -> None:
+def test_box_quoted_after_complete_verdict_cannot_supply_score(after_verdict: str, error: str) -> None:
+    """Neither the quoted 1 nor the 0 before it: the verdict cannot be trusted, a format failure."""
     text = f"{OPENER}\nStep 2 is false.\n{CLOSER} \\boxed{{0}}{after_verdict}"
     verdict = parse_verdict(text, VERIFIER_FORMAT, "stop")
-    assert verdict.score != 1.0
+    assert (verdict.score, verdict.format_ok, verdict.format_errors) == (None, False, (error,))
 
 
 @pytest.mark.timeout(1)

@@ -21,6 +21,7 @@ The markers of each role's format are added where answers are assembled
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from dataclasses import dataclass
@@ -58,8 +59,9 @@ class RatedCritique:
     blamed_step: int | None
 
 
+@functools.lru_cache(maxsize=65536)
 def counterexample(claim: Claim) -> str:
-    """Where a false claim fails, in words a reader can check."""
+    """Where a false claim fails, in words a reader can check (cached: every critique of a proof asks for it again)."""
     if claim.kind == "equal":
         left, right = sympy.expand(parse(claim.left)), sympy.expand(parse(claim.right))
         return f"the left side expands to {render(left)}, while the right side is {render(right)}"
@@ -212,3 +214,103 @@ def meta_assessment(critique: RatedCritique, proof: WorldProof, rng: random.Rand
                        f"score matches its severity.",
                        f"I confirmed the problem in Step {critique.blamed_step}; the evaluation describes it accurately "
                        f"and scores the proof accordingly."))
+
+
+def worked_step(step: Step, verdict: StepVerdict) -> str:
+    """One step checked claim first, work shown, verdict last: what a small model can learn to do step by step."""
+    number = step.number
+    if step.claim is None:
+        return f"Step {number}: {step_text(step)}. This is not a claim I can check, so Step {number} is wrong."
+    claim = step.claim
+    lines = [f"Step {number}: {claim.render()}."]
+    if claim.kind == "equal":
+        left, right = render(sympy.expand(parse(claim.left))), render(sympy.expand(parse(claim.right)))
+        lines.append(f"Expanded, the left side is {left} and the right side is {right}.")
+        agree = "They agree" if left == right else "They differ"
+        lines.append({"ok": f"{agree}, so Step {number} is correct.",
+                      "false": f"{agree}, so Step {number} is wrong.",
+                      "does_not_follow": f"{agree}, but neither side appears earlier, so Step {number} does not follow.",
+                      "unjustified": f"{agree}, but Step {number} gives no reason for it, so Step {number} is unjustified.",
+                      }.get(verdict.status, f"So Step {number} is wrong."))
+    else:
+        lines.append({"ok": f"{'It holds, ' + connect_reason(step.reason) if step.reason else 'It follows from the steps before'},"
+                            f" so Step {number} is correct.",
+                      "false": f"But {counterexample(claim)}, so Step {number} is wrong.",
+                      "does_not_follow": f"Its expression appears nowhere earlier, so Step {number} does not follow.",
+                      "unjustified": f"It is true, but no reason is given, so Step {number} is unjustified.",
+                      }.get(verdict.status, f"So Step {number} is wrong."))
+    return " ".join(lines)
+
+
+def connect_reason(reason: str) -> str:
+    first = reason.split()[0].lower()
+    return f"by {reason}" if first.endswith("ing") or first in ("the", "steps", "step") else f"since {reason}"
+
+
+def worked_analysis(proof: WorldProof) -> str:
+    """The analysis of ``proof`` in one fixed form that shows its work before each verdict (without the format's markers).
+
+    Every step up to the first bad one is written out, then checked: an equality's two sides
+    expanded and compared, a fact's reason or counterexample; the verdict comes last, once the
+    work that decides it is on the page. ``data.world.blame`` reads the blamed step back as from
+    :func:`verifier_analysis`. Deterministic: the same proof always gets the same analysis.
+    """
+    steps = parse_steps(proof.proof)
+    verdict: Verdict = check(proof.problem.goal, proof.proof)
+    if not verdict.readable:
+        return "The text contains no numbered step that states a checkable claim, so it does not prove anything."
+    verdicts = {item.number: item for item in verdict.steps}
+    bad = verdict.first_bad_step
+    parts = [worked_step(step, verdicts[step.number]) for step in steps
+             if step.number in verdicts and (bad is None or step.number <= bad)]
+    if bad is not None and verdicts[bad].status == "ok":  # the proof stops before reaching its goal
+        goal = " and ".join(claim.render() for claim in proof.problem.goal)
+        parts.append(f"But the argument stops at Step {bad}: the steps never establish {goal}.")
+    parts.append(CONCLUSIONS[proof.score][0])
+    return " ".join(parts)
+
+
+def miscomputed(expression: str) -> str:
+    """A wrong expansion of ``expression``: its constant or first coefficient changed (what an invented defect claims)."""
+    value = sympy.expand(parse(expression))
+    terms = sympy.Add.make_args(value)
+    return render(sympy.expand(value + (terms[0] if value != 0 else 1)))
+
+
+def worked_invented_defect(proof: WorldProof) -> tuple[str, int] | None:
+    """A worked analysis that blames a step that is fine, misstating its work; None when no step is fine."""
+    steps = parse_steps(proof.proof)
+    verdict = check(proof.problem.goal, proof.proof)
+    verdicts = {item.number: item for item in verdict.steps}
+    bad = verdict.first_bad_step
+    fine = [step for step in steps if step.claim is not None and step.number in verdicts
+            and verdicts[step.number].status == "ok" and (bad is None or step.number < bad)]
+    if not fine:
+        return None
+    target = fine[-1]
+    parts = [worked_step(step, verdicts[step.number]) for step in steps if step.number < target.number]
+    claim = target.claim
+    assert claim is not None
+    if claim.kind == "equal":
+        left = render(sympy.expand(parse(claim.left)))
+        parts.append(f"Step {target.number}: {claim.render()}. Expanded, the left side is {left} and the right side is "
+                     f"{miscomputed(claim.right)}. They differ, so Step {target.number} is wrong.")
+    else:
+        parts.append(f"Step {target.number}: {claim.render()}. But it fails for some values of the variables, so "
+                     f"Step {target.number} is wrong.")
+    parts.append(CONCLUSIONS[0.0][0])
+    return " ".join(parts), target.number
+
+
+def worked_meta_critiques(proof: WorldProof, rng: random.Random) -> list[RatedCritique]:
+    """:func:`meta_critiques` in the worked form: the true analysis (1), an invented defect (0), a wrong score (0.5)."""
+    true_analysis = worked_analysis(proof)
+    critiques = [RatedCritique(true_analysis, proof.score, 1.0, "true", proof.first_bad_step)]
+    invented = worked_invented_defect(proof)
+    if invented is not None:
+        critiques.append(RatedCritique(invented[0], 0.0, 0.0, "invented_defect", invented[1]))
+    wrong = rng.choice([score for score in SCORES if score != proof.score])
+    ending = CONCLUSIONS[proof.score][0]
+    critiques.append(RatedCritique(true_analysis[: -len(ending)] + CONCLUSIONS[wrong][0], wrong, 0.5, "wrong_score",
+                                   proof.first_bad_step))
+    return critiques

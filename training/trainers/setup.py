@@ -11,7 +11,8 @@ Run directory layout (``config.run_dir``), the same for every trainer:
     final/             the trained model (LoRA merged), loadable with ``--model RUN/final``
     COMPLETE           written last: the stage is done (``train loop`` skips it on rerun)
 
-On CPU the trainers run in float32 with ``use_cpu``; bf16 only on a GPU when ``model.bf16``.
+On CPU the GRPO trainers run in float32 with ``use_cpu``; bf16 only on a GPU when ``model.bf16``.
+SFT sets its own precision on top (``sft.precision``: bf16 autocast also on CPUs with native bf16).
 """
 
 from __future__ import annotations

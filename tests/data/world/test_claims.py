@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import random
 
-from data.world.claims import Claim, ClaimError, Undecidable, parse_claim
+import pytest
+import sympy
+
+from data.world.claims import Claim, ClaimError, Undecidable, divisible_everywhere, parse_claim, solution_set
+from data.world.expressions import parse
 
 
 @pytest.mark.parametrize(
@@ -46,3 +50,19 @@ def test_what_this_world_cannot_decide_says_so() -> None:
     for text in ("we are done", "x is positive", "the claim holds", "x = "):
         with pytest.raises(ClaimError):
             parse_claim(text)
+
+
+def test_the_fast_deciders_agree_with_their_definitions() -> None:
+    """Divisibility in Python integers and solution sets by factoring decide as substitution and ``sympy.solve`` do."""
+    rng = random.Random(0)
+    n, x = sympy.Symbol("n"), sympy.Symbol("x")
+    for _ in range(40):
+        polynomial = sum(rng.randint(-9, 9) * n**power for power in range(4))
+        modulus = rng.randint(1, 12)
+        by_substitution = all(int(sympy.expand(polynomial).subs(n, value)) % modulus == 0 for value in range(modulus))
+        assert divisible_everywhere(polynomial, modulus) == by_substitution
+    for text in ("(x - 3)(x + 5)(x - 7)", "x^2 - 2", "x^3 - 2", "(x^2 - 3)(x - 1)", "(2x - 3)^2(x + 1)", "x^4 + 1", "1/x - 2", "5"):
+        expression = parse(text)
+        assert solution_set(expression, "x") == {root for root in sympy.solve(expression, x) if root.is_real}
+    claim = parse_claim("(x - 2)(x - 3) = 0 exactly when x = 2 or x = 3")
+    assert claim.is_true() and claim.is_true() == claim.decide()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 import sympy
+from sympy.parsing.sympy_parser import parse_expr
 
-from data.world.expressions import ExpressionError, equal, parse, render, top_level_terms
+from data.world.expressions import (LETTERS, TRANSFORMATIONS, ExpressionError, cleaned_text, equal, parse, quick, render,
+                                    top_level_terms)
 
 a, b, x = sympy.symbols("a b x")
 
@@ -48,3 +50,30 @@ def test_equality_is_decided_by_expansion() -> None:
 def test_top_level_terms_keep_signs_and_brackets() -> None:
     assert top_level_terms("a^2 - 2ab + b^2 - (a^2 - 2ab)") == ["a^2", "- 2ab", "+ b^2", "- (a^2 - 2ab)"]
     assert top_level_terms("-x + 1") == ["-x", "+ 1"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x(x + 1)", "(x + 1) x", "2 x", "2(x)(y)", "-x^2", "-(a - b)^2", "3/2x", "1/2 x", "a*b/c", "(a)(b)c", "x^2(x + 1)",
+     "-2^2", "4 - -3", "+5", "3+-2", "((2))", "x - - x", "2*-3", "(x - 1)/(x + 1)", "2/4", "3·(4 + 5) - 2·7", "(-3)^3",
+     "12n^2 + 36n + 24", "x2", "x^02", "007"],
+)
+def test_the_quick_reading_is_exactly_sympy_s(text: str) -> None:
+    """``quick`` (Python's evaluation of the same tokens) builds what ``parse_expr`` builds, or leaves the text to it."""
+    spaced = cleaned_text(text)
+    slow = parse_expr(spaced, local_dict=dict(LETTERS), transformations=TRANSFORMATIONS)
+    fast = quick(spaced)
+    assert fast is None or (fast == slow and fast.args == slow.args)
+    assert parse(text) == slow
+
+
+def test_a_tower_of_powers_is_refused_before_it_is_computed() -> None:
+    with pytest.raises(ExpressionError):
+        parse("2^12^12")
+    assert parse("(2^12)^2") == 2**24
+
+
+def test_equality_of_polynomials_and_of_fractions() -> None:
+    assert equal(parse("(x + 1)(x - 1)"), parse("x^2 - 1")) and not equal(parse("(x + 1)^2"), parse("x^2 + 1"))
+    assert equal(parse("1/(x + 1) + 1/(x + 1)"), parse("2/(x + 1)"))
+    assert not equal(parse("x/(x + 1)"), parse("1"))

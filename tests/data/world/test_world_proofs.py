@@ -57,6 +57,9 @@ def test_the_world_is_reproducible_covers_every_kind_and_scores_from_the_text() 
     for proof in proofs:
         verdict = check(proof.problem.goal, proof.proof)
         assert (proof.score, proof.first_bad_step) == (verdict.score, verdict.first_bad_step)
+        # What the splits hold (opening sentence and all) is judged where the flaw was put, with its kind's score.
+        expected = 1.0 if proof.defect is None else 0.5 if proof.defect == "unjustified_leap" else 0.0
+        assert (verdict.score, verdict.first_bad_step) == (expected, proof.defect_step), (proof.defect, proof.proof)
         record = proof.to_record()
         assert {"id", "problem", "proof", "score"} <= set(record) and record["score"] == proof.score
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from data.world.blame import blamed_step
 from data.world.proofs import world_proofs
 from training.role_data.records import sft_records
 from training.role_data.rows import TrainingRow
-from training.role_data.world_critiques import meta_critiques, verifier_analysis
+from training.role_data.world_critiques import meta_critiques, verifier_analysis, worked_analysis, worked_meta_critiques
 from training.role_data.world_rows import world_rows
 from meta_verifier.meta_verify import META_FORMAT
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
@@ -24,10 +26,23 @@ def test_every_analysis_blames_exactly_the_checker_s_first_bad_step() -> None:
             assert f"Step {proof.first_bad_step}" in analysis
 
 
-def test_meta_critiques_follow_the_rubric() -> None:
+def test_a_worked_analysis_shows_its_work_before_each_verdict_and_blames_the_first_bad_step() -> None:
+    for proof in PROOFS:
+        analysis = worked_analysis(proof)
+        assert blamed_step(analysis) == proof.first_bad_step, (proof.proof, analysis)
+        assert worked_analysis(proof) == analysis
+        for sentence in analysis.split(". "):  # a verdict comes after the step is restated and worked
+            if sentence.startswith(("They agree", "They differ")):
+                assert "Expanded, the left side is" in analysis[: analysis.index(sentence)]
+    flawed = next(proof for proof in PROOFS if proof.defect == "wrong_expansion")
+    assert f"They differ, so Step {flawed.first_bad_step} is wrong." in worked_analysis(flawed)
+
+
+@pytest.mark.parametrize("write", [meta_critiques, worked_meta_critiques], ids=["varied", "worked"])
+def test_meta_critiques_follow_the_rubric(write) -> None:
     kinds = set()
     for index, proof in enumerate(PROOFS):
-        for critique in meta_critiques(proof, random.Random(index)):
+        for critique in write(proof, random.Random(index)):
             kinds.add(critique.kind)
             assert blamed_step(critique.analysis) == critique.blamed_step
             if critique.kind == "true":

@@ -165,3 +165,4 @@ def test_plot_rewards_returns_none_when_nothing_is_plotted(tmp_path: Path, recor
 
 def test_plot_rewards_without_a_metrics_file(tmp_path: Path) -> None:
     assert plot_rewards(tmp_path / "missing.jsonl", tmp_path / "rewards.png", "run") is None
+    assert list(tmp_path.iterdir()) == []  # no PNG (and no metrics file) written

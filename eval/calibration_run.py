@@ -1,0 +1,146 @@
+"""Run a calibration: k proofs per world problem and k analyses per world proof, judged by the checker, resumably.
+
+Reads a world directory (``SPLIT_problems.jsonl``: problems with their goal; ``SPLIT.jsonl``:
+proofs with their true score and first bad step) and writes, in ``OUT``:
+
+    generations.jsonl     one record per problem: the k samples' self-scores, whether each
+                          parsed, and whether the checker passes the proof it wrote
+    verifications.jsonl   one record per proof: its truth and the k analyses (score, text)
+
+Records are appended chunk by chunk (``chunk_size`` requests per engine call), so a killed run
+loses at most one chunk; a rerun skips the ids already written. The metrics are
+``eval.calibration``'s. Seeds: problem p of a split's generations has the seeds from
+``seed + p·k``; verifications start after every generation seed of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from data.errors import InputError
+from data.jsonl import JsonlWriter, read_jsonl
+from engine.base import Engine, GenerationResult
+from engine.config import SamplingConfig
+from engine.fitting import generate_fitting
+from engine.sampling import make_requests
+from eval.config import CalibrationConfig
+from generator.parse import parse_generation
+from generator.prompt import generation_messages
+from verifier.parse import parse_verdict
+from verifier.prompt import verification_messages
+
+GENERATIONS = "generations.jsonl"
+VERIFICATIONS = "verifications.jsonl"
+
+
+def level_of(row: Mapping[str, Any]) -> int:
+    """The row's difficulty level (rows of worlds written before levels existed are level 1)."""
+    value = row.get("difficulty", row.get("level"))
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def read_split(data: Path, split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(problems, proofs) of one split of a world directory; a missing file is one input error."""
+    problems_path, proofs_path = data / f"{split}_problems.jsonl", data / f"{split}.jsonl"
+    for path in (problems_path, proofs_path):
+        if not path.is_file():
+            raise InputError(f"{path} not found: DATA must be a world directory (proofsmith world --out DIR) with split {split!r}")
+    proofs = read_jsonl(proofs_path)
+    family = {row["problem_id"]: row for row in proofs}
+    problems = []
+    for row in read_jsonl(problems_path):
+        source = family.get(row["id"], {})
+        if not row.get("goal"):
+            raise InputError(f"{problems_path}: problem {row.get('id')!r} has no goal: not world data")
+        problems.append({**row, "split": split, "family": source.get("family", row.get("category", "")),
+                         "template": source.get("template", ""), "level": level_of(source)})
+    return problems, [{**row, "split": split, "level": level_of(row)} for row in proofs]
+
+
+def capped(problems: list[dict[str, Any]], proofs: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """At most ``limit`` problems per (family, level) and only their proofs (0: everything)."""
+    if not limit:
+        return problems, proofs
+    kept, counts = [], {}
+    for problem in problems:
+        key = (problem["family"], problem["level"])
+        if counts.get(key, 0) < limit:
+            counts[key] = counts.get(key, 0) + 1
+            kept.append(problem)
+    ids = {problem["id"] for problem in kept}
+    return kept, [proof for proof in proofs if proof["problem_id"] in ids]
+
+
+def origin(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: row[key] for key in ("id", "split", "family", "level", "template")}
+
+
+def generation_record(problem: Mapping[str, Any], result: GenerationResult | None, refused: str | None) -> dict[str, Any]:
+    from data.world.checker import check_goal
+
+    if result is None:
+        return {**origin(problem), "error": refused, "passes": [], "formats_ok": [], "self_scores": []}
+    parsed = [parse_generation(completion.text, completion.finish_reason) for completion in result.completions]
+    passes = [bool(item.proof) and check_goal(problem["goal"], item.proof).score == 1.0 for item in parsed]
+    return {**origin(problem), "passes": passes, "formats_ok": [item.format_ok for item in parsed],
+            "self_scores": [item.self_score for item in parsed], "proofs": [item.proof for item in parsed],
+            "completion_tokens": result.completion_tokens}
+
+
+def verification_record(proof: Mapping[str, Any], result: GenerationResult | None, refused: str | None) -> dict[str, Any]:
+    from data.world.steps import step_count
+
+    truth = {"score": proof["score"], "first_bad_step": proof["first_bad_step"], "steps": step_count(proof["proof"])}
+    if result is None:
+        return {**origin(proof), "truth": truth, "error": refused, "analyses": []}
+    quoted = (proof["problem"], proof["proof"])
+    analyses = []
+    for completion in result.completions:
+        verdict = parse_verdict(completion.text, finish_reason=completion.finish_reason, quoted=quoted)
+        analyses.append({"score": verdict.score, "analysis": completion.text})
+    return {**origin(proof), "truth": truth, "analyses": analyses, "completion_tokens": result.completion_tokens}
+
+
+def run_stage(engine: Engine, rows: Sequence[Mapping[str, Any]], path: Path, messages: Callable[[Mapping[str, Any]], Any],
+              record: Callable[[Mapping[str, Any], GenerationResult | None, str | None], dict[str, Any]],
+              settings: CalibrationConfig, sampling: SamplingConfig, seed_offset: int, progress: Any) -> list[dict[str, Any]]:
+    """Every row's record, reading back those already in ``path`` and writing the others chunk by chunk."""
+    done = {record_["id"]: record_ for record_ in read_jsonl(path)} if path.exists() else {}
+    positions = {row["id"]: position for position, row in enumerate(rows)}
+    todo = [row for row in rows if row["id"] not in done]
+    progress.update(len(rows) - len(todo))
+    with JsonlWriter(path) as writer:
+        for start in range(0, len(todo), settings.chunk_size):
+            chunk = todo[start: start + settings.chunk_size]
+            requests = [make_requests([messages(row)], sampling, settings.samples,
+                                      seed_offset + positions[row["id"]] * settings.samples)[0] for row in chunk]
+            results, refused = generate_fitting(engine, requests)
+            for index, row in enumerate(chunk):
+                done[row["id"]] = record(row, results[index], refused.get(index))
+                writer.write(done[row["id"]])
+            progress.update(len(chunk))
+    return [done[row["id"]] for row in rows]
+
+
+def run_calibration(engine: Engine, settings: CalibrationConfig, sampling: SamplingConfig, prompts_dir: str | None,
+                    out: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(generation records, verification records) of every split of ``settings``."""
+    from engine.progress import Progress
+
+    problems: list[dict[str, Any]] = []
+    proofs: list[dict[str, Any]] = []
+    for split in settings.splits:
+        split_problems, split_proofs = capped(*read_split(Path(settings.data), split), settings.max_problems_per_group)
+        problems += split_problems
+        proofs += split_proofs
+    with Progress("calibrate: generate", len(problems), "problem") as progress:
+        generations = run_stage(engine, problems, out / GENERATIONS,
+                                lambda row: generation_messages(row["problem"], prompts_dir), generation_record,
+                                settings, sampling, 0, progress)
+    with Progress("calibrate: verify", len(proofs), "proof") as progress:
+        verifications = run_stage(engine, proofs, out / VERIFICATIONS,
+                                  lambda row: verification_messages(row["problem"], row["proof"], prompts_dir),
+                                  verification_record, settings, sampling, len(problems) * settings.samples, progress)
+    return generations, verifications

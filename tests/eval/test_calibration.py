@@ -1,0 +1,64 @@
+"""Calibration metrics on hand-made records: pass@1 and pass@k, per-score recalls, localisation, the edge groups."""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge
+
+
+def generation(problem_id: str, family: str, level: int, passes: list[bool]) -> dict:
+    return {"id": problem_id, "split": "test_in", "family": family, "level": level, "template": "t", "passes": passes,
+            "formats_ok": [True] * len(passes)}
+
+
+def verification(proof_id: str, score: float, bad: int | None, analyses: list[tuple[float | None, str]]) -> dict:
+    return {"id": proof_id, "split": "test_in", "family": "identity", "level": 1, "template": "t",
+            "truth": {"score": score, "first_bad_step": bad, "steps": 2},
+            "analyses": [{"score": given, "analysis": text} for given, text in analyses]}
+
+
+GENERATIONS = [
+    generation("a", "identity", 1, [True, True, True, True]),
+    generation("b", "identity", 1, [True, False, False, False]),
+    generation("c", "identity", 2, [False, False, False, False]),
+    generation("d", "identity", 2, [True, False, True, False]),
+]
+VERIFICATIONS = [
+    verification("right", 1.0, None, [(1.0, "Step 1 is correct. Step 2 is correct."), (0.0, "Step 2 is wrong.")]),
+    verification("leap", 0.5, 2, [(0.5, "Step 2 is stated without any justification."), (0.5, "Step 1 is wrong.")]),
+    verification("false", 0.0, 1, [(0.0, "Step 1 is wrong."), (None, "no verdict")]),
+]
+
+
+def row(rows: list[dict], family: str, level: int) -> dict:
+    return next(item for item in rows if item["family"] == family and item["level"] == level)
+
+
+def test_pass_at_1_is_the_mean_sample_pass_rate_and_pass_at_k_any_pass() -> None:
+    rows = calibration_table(GENERATIONS, [], minimum=1)
+    level_1, level_2, whole = row(rows, "identity", 1), row(rows, "identity", 2), row(rows, "all", 0)
+    assert level_1["generator"]["pass@1"] == pytest.approx((1 + 0.25) / 2) and level_1["generator"]["pass@k"] == 1.0
+    assert level_2["generator"]["pass@1"] == pytest.approx(0.25) and level_2["generator"]["pass@k"] == 0.5
+    assert whole["problems"] == 4 and whole["generator"]["pass@1"] == pytest.approx(0.4375)
+    low, high = whole["generator"]["intervals"]["pass@1"]
+    assert 0 <= low <= 0.4375 <= high <= 1
+    assert [(group["family"], group["level"]) for group in edge_groups(rows, 0.3, 0.7)] == [("identity", 1)]
+    assert problems_at_the_edge(GENERATIONS) == ["b", "d"]
+
+
+def test_verifier_recall_counts_every_analysis_and_the_verdict_uses_the_first() -> None:
+    verifier = row(calibration_table([], VERIFICATIONS, minimum=1), "identity", 1)["verifier"]
+    assert (verifier["recall_1"], verifier["recall_0.5"], verifier["recall_0"]) == (0.5, 1.0, 0.5)
+    assert verifier["sample_balanced_accuracy"] == pytest.approx(2 / 3)
+    assert verifier["balanced_accuracy"] == 1.0  # every first analysis gives the true score
+    assert verifier["localisation"] == pytest.approx(1.0)  # first analyses of the flawed proofs blame their first bad step
+    assert verifier["majority_class"]["balanced_accuracy"] == pytest.approx(1 / 3)
+    assert verifier["random_step"]["localisation"] == 0.5
+
+
+def test_the_markdown_table_has_a_row_per_group_with_its_baselines() -> None:
+    table = markdown_table(calibration_table(GENERATIONS, VERIFICATIONS, minimum=1))
+    lines = table.strip().splitlines()
+    assert len(lines) == 2 + 3  # header, rule, identity L1, identity L2, all
+    assert "(0.33)" in lines[-1] or "(0.33)" in table

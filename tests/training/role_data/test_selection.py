@@ -1,0 +1,59 @@
+"""GRPO row selection on hand-made rows: scores balanced by repeats, problems kept only at the edge of competence."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from data.errors import InputError
+from training.role_data.rows import TrainingRow
+from training.role_data.selection import at_the_edge, balanced_by_score
+
+
+def graded(score: float, count: int, prefix: str) -> list[TrainingRow]:
+    return [TrainingRow(f"{prefix}{index}", "problem", "proof", score) for index in range(count)]
+
+
+def test_rarer_scores_are_repeated_up_to_the_commonest_each_row_once_before_any_twice() -> None:
+    rows = graded(0.0, 7, "zero") + graded(0.5, 2, "half") + graded(1.0, 3, "one")
+    rated = [TrainingRow("meta", "problem", "proof", None, "analysis", 1.0, task="meta-verifier")]
+    balanced = balanced_by_score(rows + rated, seed=0)
+    assert Counter(row.score for row in balanced if not row.task) == {0.0: 7, 0.5: 7, 1.0: 7}
+    assert [row.id for row in balanced if row.task] == ["meta"]  # meta-verification tasks are left as they are
+    halves = Counter(row.id for row in balanced if row.score == 0.5)
+    assert sorted(halves.values()) == [3, 4]  # 7 = 2 + 2 + 2 + 1: every row thrice before one is used a fourth time
+    ones = Counter(row.id for row in balanced if row.score == 1.0)
+    assert sorted(ones.values()) == [2, 2, 3]
+    assert {row.id for row in balanced if row.score == 0.0} == {f"zero{index}" for index in range(7)}
+    assert balanced_by_score(rows + rated, seed=0) == balanced
+
+
+def test_one_score_only_is_left_alone() -> None:
+    rows = graded(0.0, 3, "zero")
+    assert balanced_by_score(rows, seed=0) == rows
+
+
+def calibration(tmp_path: Path, spread: list[str]) -> Path:
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps({"edge_of_competence": {"problems_with_spread": spread}}), encoding="utf-8")
+    return path
+
+
+def test_only_problems_measured_strictly_between_0_and_1_are_kept(tmp_path: Path) -> None:
+    rows = [TrainingRow(name, f"problem {name}") for name in ("always", "sometimes", "never", "often")]
+    assert [row.id for row in at_the_edge(rows, calibration(tmp_path, ["sometimes", "often", "elsewhere"]))] == \
+        ["sometimes", "often"]
+
+
+def test_a_calibration_that_keeps_nothing_or_is_not_one_is_an_input_error(tmp_path: Path) -> None:
+    rows = [TrainingRow("a", "problem")]
+    with pytest.raises(InputError, match="none of the 1 training problems"):
+        at_the_edge(rows, calibration(tmp_path, ["b"]))
+    with pytest.raises(InputError, match="not found"):
+        at_the_edge(rows, tmp_path / "missing.json")
+    (tmp_path / "other.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(InputError, match="is not the calibration.json"):
+        at_the_edge(rows, tmp_path / "other.json")

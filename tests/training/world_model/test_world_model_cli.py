@@ -1,0 +1,166 @@
+"""``proofsmith world model`` end to end: a tiny world model trains, resumes, and works with every command and engine.
+
+No assertion on learning here (a few steps of a 100k-parameter model learn nothing): these
+tests check the plumbing. The model is an ordinary checkpoint: transformers and in-process
+vLLM load it by path, and ``prove``, ``verify`` and ``eval verifier`` run on it with the
+prompts it was trained with.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from data.jsonl import read_jsonl
+
+TINY = Path(__file__).parent / "tiny.toml"
+pytestmark = pytest.mark.slow
+
+
+def train(cli, out: Path, *extra: str) -> dict:
+    result = cli("world", "model", "--config", str(TINY), "--out", str(out), "--json", *extra)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def run(cli, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("world-model") / "run"
+    train(cli, out)
+    return out
+
+
+def test_a_run_leaves_an_ordinary_checkpoint_its_world_and_its_cost(run: Path) -> None:
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    assert (run / "COMPLETE").exists() and summary["steps"] == 4
+    final = run / "final"
+    config = json.loads((final / "config.json").read_text(encoding="utf-8"))
+    assert config["architectures"] == ["LlamaForCausalLM"] and config["num_hidden_layers"] == 2
+    assert (final / "model.safetensors").exists() and (final / "tokenizer.json").exists()
+    assert sorted(path.name for path in (final / "prompts").iterdir()) == ["generate.md", "meta_verify.md", "refine.md",
+                                                                           "verify.md"]
+    assert summary["trained_tokens"] > 0 and summary["tokens_per_second"] > 0 and 0 <= summary["padding_fraction"] < 1
+    assert summary["examples"] == {"verifier": 28, "generator": 14, "meta-verifier": 14}
+    metrics = read_jsonl(run / "metrics.jsonl")
+    assert [record["step"] for record in metrics if "loss" in record] == [1, 2, 3, 4]
+    assert all(record["tokens_per_second"] > 0 for record in metrics if "loss" in record)
+    assert list((run / "tensorboard").rglob("events.out.tfevents.*"))
+    world = {row["problem"] for row in read_jsonl(run / "world" / "train.jsonl")}
+    assert world and not world & {row["problem"] for row in read_jsonl(run / "world" / "test_in.jsonl")}
+    taught = {example["problem_id"] for example in read_jsonl(run / "examples.jsonl")}
+    assert taught == {row["problem_id"] for row in read_jsonl(run / "world" / "train.jsonl")}
+
+
+def test_a_cut_off_run_resumes_from_its_last_checkpoint(cli, run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    # what a kill after the step-2 checkpoint leaves: no later checkpoint, no final model, no COMPLETE
+    for name in ("final", "checkpoints/checkpoint-4"):
+        shutil.rmtree(copy / name)
+    for name in ("COMPLETE", "summary.json"):
+        (copy / name).unlink()
+    (copy / "config.toml").write_text((run / "config.toml").read_text(encoding="utf-8").replace(str(run), str(copy)))
+    summary = train(cli, copy)
+    sessions = read_jsonl(copy / "sessions.jsonl")
+    assert [(session["first_step"], session["last_step"]) for session in sessions] == [(0, 4), (2, 4)]
+    assert summary["steps"] == 4 and (copy / "final" / "model.safetensors").exists()
+    assert (copy / "examples.jsonl").read_bytes() == (run / "examples.jsonl").read_bytes()  # drawn once, read back
+    again = train(cli, copy)  # complete: nothing trains again
+    assert again["steps"] == 4 and len(read_jsonl(copy / "sessions.jsonl")) == 2
+
+
+def test_dry_run_and_bad_settings(cli, run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "dry"
+    result = cli("world", "model", "--config", str(TINY), "--out", str(out), "--max-steps", "9", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert tomllib.loads(result.stdout)["training"]["max_steps"] == 9
+    assert sorted(path.name for path in out.iterdir()) == ["config.toml"]
+    other = cli("world", "model", "--config", str(TINY), "--out", str(run), "--max-steps", "9")
+    assert other.returncode == 2 and "holds a world-model run with other settings" in other.stderr
+    assert len(other.stderr.strip().splitlines()) == 1
+    for bad, fragment in ((("--set", "architecture.heads=3"), "hidden_size must divide by heads"),
+                          (("--precision", "fp8"), "unknown precision"), (("--family", "geometry"), "unknown family")):
+        result = cli("world", "model", "--config", str(TINY), "--out", str(tmp_path / "bad"), *bad)
+        assert result.returncode == 2 and fragment in result.stderr and "Traceback" not in result.stderr
+    missing = cli("world")
+    assert missing.returncode == 2 and "--out is required" in missing.stderr
+
+
+def problem_and_flawed_proof(run: Path, tmp_path: Path) -> tuple[str, str]:
+    row = next(row for row in read_jsonl(run / "world" / "test_in.jsonl") if row["score"] == 0)
+    (tmp_path / "problem.txt").write_text(row["problem"], encoding="utf-8")
+    (tmp_path / "proof.txt").write_text(row["proof"], encoding="utf-8")
+    return str(tmp_path / "problem.txt"), str(tmp_path / "proof.txt")
+
+
+@pytest.mark.parametrize("engine", ["transformers", "vllm"])
+def test_every_command_runs_the_world_model(cli, run: Path, tmp_path: Path, engine: str) -> None:
+    model = ("--engine", engine, "--model", str(run / "final"), "--prompts", str(run / "final" / "prompts"),
+             "--max-tokens", "24", "--seed", "0", "--set", "engine.max_model_len=1024")
+    problem, proof = problem_and_flawed_proof(run, tmp_path)
+    verified = cli("verify", "--problem", problem, "--proof", proof, "--samples", "2", "--json", *model)
+    assert verified.returncode == 0, verified.stderr
+    report = json.loads(verified.stdout)
+    assert report["engine"] == engine and len(report["samples"]) == 2 and report["prompt_tokens"] > 0
+    proved = cli("prove", Path(problem).read_text(encoding="utf-8"), "--max-rounds", "1", "--json", *model)
+    assert proved.returncode == 0, proved.stderr
+    assert json.loads(proved.stdout)["rounds"]
+    evaluated = cli("eval", "verifier", str(run / "world" / "test_in.jsonl"), "--out", str(tmp_path / "eval"),
+                    "--samples", "1", "--max-items", "3", "--json", *model)
+    assert evaluated.returncode == 0, evaluated.stderr
+    metrics = json.loads((tmp_path / "eval" / "metrics.json").read_text(encoding="utf-8"))
+    assert "truth_by_n" in metrics and len(read_jsonl(tmp_path / "eval" / "items.jsonl")) == 3
+
+
+def test_trl_trains_the_world_model_with_grpo(cli, run: Path, tmp_path: Path) -> None:
+    """Verifier GRPO (TRL) from the world model, full weights, scores balanced: the checkpoint is one TRL loads."""
+    result = cli("train", "verifier", "--run-dir", str(tmp_path / "grpo"), "--model", str(run / "final"),
+                 "--prompts", str(run / "final" / "prompts"), "--data", str(run / "world" / "train.jsonl"),
+                 "--max-steps", "1", "--group-size", "2", "--max-tokens", "16", "--json",
+                 "--set", "model.lora=false", "--set", "data.balance_scores=true", "--set", "rewards.meta=none")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["steps"] == 1 and (tmp_path / "grpo" / "final" / "model.safetensors").exists()
+
+
+def test_calibrate_measures_the_model_per_family_and_level_and_resumes(cli, run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "calibration"
+    command = ("world", "calibrate", str(run / "world"), "--out", str(out), "--split", "test_in", "--samples", "2",
+               "--engine", "transformers", "--model", str(run / "final"), "--prompts", str(run / "final" / "prompts"),
+               "--max-tokens", "16", "--seed", "0")
+    result = cli(*command, "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    problems = read_jsonl(run / "world" / "test_in_problems.jsonl")
+    generations, verifications = read_jsonl(out / "generations.jsonl"), read_jsonl(out / "verifications.jsonl")
+    assert [record["id"] for record in generations] == [row["id"] for row in problems]
+    assert len(verifications) == len(read_jsonl(run / "world" / "test_in.jsonl"))
+    assert all(len(record["passes"]) == 2 and len(record["analyses"]) == 0 for record in generations if "analyses" in record)
+    assert all(len(record["analyses"]) == 2 for record in verifications)
+    families = {(row["family"], row["level"]) for row in document["table"] if row["family"] != "all"}
+    assert families == {("identity", 1), ("equation", 1)}
+    assert (out / "calibration.md").read_text(encoding="utf-8").startswith("| split | family | level |")
+    assert (out / "calibration.png").read_bytes().startswith(b"\x89PNG")
+    before = (out / "verifications.jsonl").read_bytes()
+    again = cli(*command, "--json")  # everything is done: nothing is generated again, the same table comes back
+    assert again.returncode == 0, again.stderr
+    assert (out / "verifications.jsonl").read_bytes() == before and json.loads(again.stdout)["table"] == document["table"]
+    other = cli(*command[:-2], "--seed", "1")
+    assert other.returncode == 2 and "different settings" in other.stderr
+
+
+def test_a_vllm_server_serves_the_world_model(cli, run: Path, tmp_path: Path) -> None:
+    from engine.vllm_server import VLLMServer
+
+    problem, proof = problem_and_flawed_proof(run, tmp_path)
+    with VLLMServer(model=str(run / "final"), served_name="world-lm", max_model_len=1024,
+                    log_path=tmp_path / "server.log") as server:
+        result = cli("verify", "--problem", problem, "--proof", proof, "--samples", "2", "--json", "--engine", "openai",
+                     "--base-url", server.base_url, "--model", "world-lm", "--prompts", str(run / "final" / "prompts"),
+                     "--max-tokens", "24", "--seed", "0")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["engine"] == "openai" and len(report["samples"]) == 2 and report["prompt_tokens"] > 0

@@ -1,0 +1,65 @@
+"""Which rows GRPO trains on: verifier rows balanced across true scores, generator problems at the edge of competence.
+
+- :func:`balanced_by_score`: GRPO on graded proofs where most proofs are flawed rewards
+  "always 0" nearly as well as verifying; repeating the rarer scores' rows (in a seeded
+  order, each row once before any row twice) until every score has as many rows as the
+  commonest makes every score equally worth getting right.
+- :func:`at_the_edge`: a generator problem whose rollouts all pass or all fail gives a group
+  with no reward spread, so no gradient; a calibration run (``proofsmith world calibrate``)
+  measures each problem's pass rate, and only those strictly between 0 and 1 are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from data.errors import InputError
+from training.role_data.rows import TrainingRow
+
+SCORES = (0.0, 0.5, 1.0)
+
+
+def balanced_by_score(rows: Sequence[TrainingRow], seed: int) -> list[TrainingRow]:
+    """Rows with a reference score, each score topped up to the commonest's count by repeats; others kept as they are."""
+    graded = {score: [row for row in rows if row.score == score and not row.task] for score in SCORES}
+    present = {score: group for score, group in graded.items() if group}
+    if len(present) < 2:
+        return list(rows)
+    largest = max(len(group) for group in present.values())
+    rng = random.Random(f"{seed}/balance")
+    balanced = [row for row in rows if row.task or row.score is None]
+    for group in present.values():
+        extra = []
+        while len(group) + len(extra) < largest:
+            order = list(group)
+            rng.shuffle(order)
+            extra.extend(order[: largest - len(group) - len(extra)])
+        balanced.extend([*group, *extra])
+    rng.shuffle(balanced)
+    return balanced
+
+
+def problems_with_spread(calibration: str | Path) -> set[str]:
+    """The ids of the problems a calibration measured strictly between 0 and 1 (its ``problems_with_spread``)."""
+    path = Path(calibration)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return set(document["edge_of_competence"]["problems_with_spread"])
+    except FileNotFoundError:
+        raise InputError(f"data.calibration: {path} not found (the calibration.json of proofsmith world calibrate)") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise InputError(f"data.calibration: {path} is not the calibration.json of proofsmith world calibrate "
+                         f"({type(error).__name__}: {error})") from None
+
+
+def at_the_edge(rows: Sequence[TrainingRow], calibration: str | Path) -> list[TrainingRow]:
+    """The rows whose problem the calibration measured strictly between 0 and 1; none left is an input error."""
+    wanted = problems_with_spread(calibration)
+    kept = [row for row in rows if row.id in wanted]
+    if not kept:
+        raise InputError(f"data.calibration: none of the {len(rows)} training problems is among the {len(wanted)} whose "
+                         f"measured pass rate lies strictly between 0 and 1 in {calibration} (are they the same problems?)")
+    return kept

@@ -1,0 +1,142 @@
+"""Settings of ``proofsmith world model``: the world it learns from, the examples, the tokenizer, the
+architecture and the training run. Pure data, no torch (``tests/test_layers.py`` checks it).
+
+One TOML file configures one run (``configs/world_model.toml``); ``--set section.key=value``
+overrides a field, with the same precedence as every other command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from data.world.config import WorldConfig
+
+PRECISIONS: tuple[str, ...] = ("auto", "bf16", "fp32")
+ANALYSIS_STYLES: tuple[str, ...] = ("worked", "varied")
+
+
+def training_world() -> WorldConfig:
+    """The world the default run draws: many problems per template (a fresh, large training split)."""
+    return WorldConfig(problems_per_template=400, test_problems_per_template=10)
+
+
+@dataclass
+class ExampleSettings:
+    """What the model is taught per training problem: the three roles' prompts and answers."""
+
+    verifier_per_problem: int = 4
+    """Verifier examples (proof under review -> analysis naming the first bad step, and the score) per problem, drawn in turn from each true score the problem has (1, 0.5, 0), so no score dominates."""
+    generator_per_problem: int = 1
+    """Generator examples (problem -> numbered proof and its honest self-evaluation) per problem, from its correct proofs."""
+    generator_flawed_share: float = 0.2
+    """Share of generator examples that write a flawed proof and admit its flaw in the self-evaluation (honesty is taught, not only correct proofs)."""
+    meta_per_problem: int = 1
+    """Meta-verifier examples (a critique of a proof -> its rating: true, invented defect or wrong score) per problem."""
+    analysis: str = "worked"
+    """How analyses are written: worked (each step restated, its work shown, the verdict last) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
+    seed: int = 0
+    """Seed of the draw of examples and of their order."""
+
+    def __post_init__(self) -> None:
+        if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem) < 0:
+            raise ValueError("examples per problem must be >= 0")
+        if self.verifier_per_problem + self.generator_per_problem + self.meta_per_problem == 0:
+            raise ValueError("at least one role needs examples")
+        if not 0 <= self.generator_flawed_share <= 1:
+            raise ValueError("generator_flawed_share must be in [0, 1]")
+        if self.analysis not in ANALYSIS_STYLES:
+            raise ValueError(f"unknown analysis style {self.analysis!r}; choose {', '.join(ANALYSIS_STYLES)}")
+
+
+@dataclass
+class TokenizerSettings:
+    vocab_size: int = 1024
+    """Size of the byte-level BPE vocabulary trained on the examples' text (special tokens included)."""
+    min_frequency: int = 2
+    """A pair of tokens is merged only if it occurs at least this often."""
+
+    def __post_init__(self) -> None:
+        if self.vocab_size < 300:
+            raise ValueError("vocab_size must be >= 300 (256 bytes plus the special tokens and some merges)")
+        if self.min_frequency < 1:
+            raise ValueError("min_frequency must be >= 1")
+
+
+@dataclass
+class ArchitectureSettings:
+    """A decoder of transformers' Llama architecture, trained from scratch."""
+
+    hidden_size: int = 256
+    """Width of the residual stream."""
+    layers: int = 6
+    """Decoder layers."""
+    heads: int = 4
+    """Attention heads (head size = hidden_size / heads; vLLM's CPU kernels take 32, 64, 80, 96, 112, 128)."""
+    kv_heads: int = 4
+    """Key/value heads (fewer than heads: grouped-query attention)."""
+    intermediate_size: int = 768
+    """Width of each MLP."""
+    max_position_embeddings: int = 1024
+    """Longest context the model is built for (prompts and answers longer than training.max_length are not taught)."""
+    rope_theta: float = 10000.0
+    """Base of the rotary position embedding."""
+    tie_embeddings: bool = True
+    """Share the input embedding and the output head."""
+
+    def __post_init__(self) -> None:
+        if min(self.hidden_size, self.layers, self.heads, self.kv_heads, self.intermediate_size) < 1:
+            raise ValueError("sizes must be >= 1")
+        if self.hidden_size % self.heads or self.heads % self.kv_heads:
+            raise ValueError("hidden_size must divide by heads, and heads by kv_heads")
+
+
+@dataclass
+class WorldTrainingSettings:
+    max_steps: int = 3000
+    """Optimizer steps."""
+    batch_size: int = 32
+    """Examples per step."""
+    learning_rate: float = 1e-3
+    """Peak learning rate (AdamW), reached after the warm-up, then cosine decay to 10 % of it."""
+    warmup_steps: int = 100
+    """Linear warm-up steps."""
+    weight_decay: float = 0.1
+    """AdamW weight decay."""
+    max_length: int = 768
+    """Longest example in tokens (prompt and answer); longer ones are left out and counted."""
+    group_by_length: bool = True
+    """Batch examples of similar length together (less padding: the share is logged as padding_fraction)."""
+    precision: str = "auto"
+    """auto (bf16 autocast on a GPU and on CPUs with native bf16 matmuls, else fp32, said in the log), bf16 or fp32."""
+    save_steps: int = 250
+    """Checkpoint every this many steps; a rerun resumes from the last whole one."""
+    logging_steps: int = 10
+    """Log loss, learning rate, tokens/s and padding every this many steps (TensorBoard and metrics.jsonl)."""
+    seed: int = 0
+    """Seed of the initial weights and of the batch order."""
+
+    def __post_init__(self) -> None:
+        if min(self.max_steps, self.batch_size, self.max_length, self.save_steps, self.logging_steps) < 1:
+            raise ValueError("max_steps, batch_size, max_length, save_steps and logging_steps must be >= 1")
+        if self.learning_rate <= 0 or self.warmup_steps < 0 or self.weight_decay < 0:
+            raise ValueError("learning_rate must be > 0, warmup_steps and weight_decay >= 0")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {self.precision!r}; choose {', '.join(PRECISIONS)}")
+
+
+@dataclass
+class WorldModelConfig:
+    run_dir: str = "runs/world-lm"
+    """Run directory: config.toml, world/, examples.jsonl, tokenizer/, checkpoints/, tensorboard/, metrics.jsonl, final/, summary.json."""
+    world: WorldConfig = field(default_factory=training_world)
+    """The world drawn fresh for this run: its train split is taught, its test splits (written under world/) are never seen."""
+    examples: ExampleSettings = field(default_factory=ExampleSettings)
+    """The mix of role examples per training problem."""
+    tokenizer: TokenizerSettings = field(default_factory=TokenizerSettings)
+    """The byte-level BPE trained on the examples."""
+    architecture: ArchitectureSettings = field(default_factory=ArchitectureSettings)
+    """The model's shape."""
+    training: WorldTrainingSettings = field(default_factory=WorldTrainingSettings)
+    """The optimisation."""
+    prompts_dir: str = ""
+    """Prompt templates the examples are written with (empty: the short world prompts in training/world_model/prompts, copied to final/prompts for --prompts)."""
