@@ -6,16 +6,21 @@
            length window by window (``sft.precision = "auto"``, ``sft.group_by_length = true``)
 
 Both are ``configs/sft_cpu.toml`` (the bundled world's train split, all three formats, full weights,
-batch 8, max_length 1024) built by ``training.trainers.sft.sft_trainer``, the same seed and steps, in
-the order before, after, after, before, each leg from the embedded checkpoint (checkpoints off).
-With ``--steps 4`` a leg is exactly one grouping window: both sides train on the same 32 examples,
-only grouped differently (checked, ``same_examples_per_window``). Reported: tokens/s (non-padding
-tokens) per leg and pooled, the ratio, padding fractions, per-step losses side by side with their
-largest difference, the loss over the window weighted by answer tokens, and whether legs of the same
-settings repeated their losses. ``--isolate`` adds a fifth leg, bf16 in the *random* order: its
-batches are the before legs' own, so its per-step loss difference is bf16's alone.
+max_length 1024) built by ``training.trainers.sft.sft_trainer``, with the same batch size, seed and
+steps, in the order before, after, after, before, each leg from the embedded checkpoint (checkpoints
+off). With ``--steps`` a multiple of 4, every grouping window trains on the same examples on both
+sides, only grouped differently (checked: ``same_examples_per_window``). Reported: tokens/s
+(non-padding tokens) per leg and pooled, the pooled ratio and those of neighbouring legs (2/1, 3/4),
+padding fractions, per-step losses side by side with their largest difference, the loss per window
+weighted by answer tokens, and whether legs of the same settings repeated their losses exactly.
+``--isolate`` adds a fifth leg, bf16 in the *random* order: its batches are the before legs' own, so
+its per-step loss difference is bf16's alone.
 
-    python benchmarks/sft_speed.py --steps 4 --isolate --out benchmarks/results/sft_speed.json
+sft_cpu.toml's batch is 8, but on this 24 GB machine, beside another training run, an fp32 forward and
+backward on 8 of these examples (8 x 617 positions) grew to 16 GB resident and was killed for memory,
+so the results here use ``--batch-size 4``.
+
+    python benchmarks/sft_speed.py --steps 8 --batch-size 4 --isolate --out benchmarks/results/sft_speed.json
 """
 
 from __future__ import annotations
@@ -45,10 +50,11 @@ def cold_start_records(config: Any) -> list[dict[str, Any]]:
     return sft_records(rows, config.sft.formats, config.prompts_dir or None)
 
 
-def window_loss(leg: dict[str, Any]) -> float:
-    """The leg's loss over all its steps, each step's mean weighted by its answer tokens."""
-    weights = leg["answer_tokens"][:len(leg["losses"])]
-    return round(sum(loss * weight for loss, weight in zip(leg["losses"], weights)) / sum(weights), 4)
+def window_losses(leg: dict[str, Any]) -> list[float]:
+    """The leg's loss per window of ``WINDOW`` steps: each step's mean loss weighted by its answer tokens."""
+    losses, weights = leg["losses"], leg["answer_tokens"][:len(leg["losses"])]
+    return [round(sum(loss * weight for loss, weight in zip(losses[at:at + WINDOW], weights[at:at + WINDOW]))
+                  / sum(weights[at:at + WINDOW]), 4) for at in range(0, len(losses), WINDOW)]
 
 
 def same_windows(first: dict[str, Any], second: dict[str, Any]) -> list[bool]:
@@ -90,7 +96,7 @@ def main() -> None:
     losses: dict[str, Any] = {
         "before": before[0]["losses"], "after": after[0]["losses"],
         "max_abs_step_difference": round(max(abs(a - b) for a, b in zip(before[0]["losses"][:steps], after[0]["losses"][:steps])), 4),
-        "window_loss_before": window_loss(before[0]), "window_loss_after": window_loss(after[0]),
+        "window_losses_before": window_losses(before[0]), "window_losses_after": window_losses(after[0]),
         "same_examples_per_window": same_windows(before[0], after[0]),
         "repeat_legs_identical": {"before": before[0]["losses"] == before[1]["losses"],
                                   "after": after[0]["losses"] == after[1]["losses"]},
@@ -113,6 +119,8 @@ def main() -> None:
                      "after": "sft.precision=auto, sft.group_by_length=true"},
         "before": old, "after": new,
         "tokens_per_second_ratio": round(new["tokens_per_second"] / old["tokens_per_second"], 2),
+        "paired_tokens_per_second_ratios": [round(after[0]["tokens_per_second"] / before[0]["tokens_per_second"], 2),
+                                            round(after[1]["tokens_per_second"] / before[1]["tokens_per_second"], 2)],
         "examples_per_second_ratio": round(new["examples_per_second"] / old["examples_per_second"], 2),
         "losses": losses, "legs": legs, "wall_minutes": round((time.time() - started) / 60, 1),
     }
@@ -123,8 +131,9 @@ def main() -> None:
     for name, figures, leg in (("before (fp32, random order)", old, before[0]), ("after (auto, grouped)", new, after[0])):
         print(f"| {name} | {figures['tokens_per_second']} | {figures['examples_per_second']} | "
               f"{figures['padding_fraction']:.1%} | {leg['losses']} |")
-    print(f"\nafter / before: {summary['tokens_per_second_ratio']}x tokens/s; window loss {losses['window_loss_before']} -> "
-          f"{losses['window_loss_after']}, largest step difference {losses['max_abs_step_difference']} -> {args.out}")
+    print(f"\nafter / before: {summary['tokens_per_second_ratio']}x tokens/s (neighbouring legs: "
+          f"{summary['paired_tokens_per_second_ratios']}); loss per window {losses['window_losses_before']} -> "
+          f"{losses['window_losses_after']}, largest step difference {losses['max_abs_step_difference']} -> {args.out}")
 
 
 if __name__ == "__main__":

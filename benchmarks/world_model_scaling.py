@@ -10,11 +10,12 @@ lent GPU), and the judging stays with the checker on this one:
 
 ``prepare`` tokenizes a world-model run's teaching examples (``RUN/examples.jsonl``, its
 ``tokenizer/``) and the prompts of its held-out world (``RUN/world/test_{in,out}``: every proof's
-verification prompt, every problem's generation prompt) into ``rows.json`` and ``prompts.json``.
+verification prompt, every problem's generation prompt) into ``rows.json.gz`` and ``prompts.json``.
 ``train`` trains each variant (``NAME:STEPS``; sizes in ``SIZES``) from scratch on those rows,
 seed 0, batch 32, AdamW at 1e-3 with warm-up and cosine decay, bf16 autocast on a GPU, then
 decodes: one greedy analysis per proof, ``--samples`` sampled proofs per problem (temperature
-1), and writes the token ids (``VARIANT.json``). ``score`` decodes them with the run's
+1), and writes the token ids (``VARIANT.json``); the weights are saved first (``VARIANT/``, bfloat16),
+and ``--no-decode`` stops there (``VARIANT.losses.json``). ``score`` decodes them with the run's
 tokenizer and judges them with the checker: the verifier's recall per true score, balanced
 accuracy and localisation beside the majority-class and random-step baselines, the
 generator's pass@1 and pass@k (``eval.calibration``). Training here is the product's model
@@ -24,6 +25,7 @@ generator's pass@1 and pass@k (``eval.calibration``). Training here is the produ
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
@@ -48,7 +50,7 @@ def prepare(run: Path, out: Path) -> None:
     from generator.prompt import generation_messages
     from training.world_model.examples import WORLD_PROMPTS
     from training.world_model.tokenizer import load_tokenizer, prompt_ids
-    from training.world_model.trainer import tokenized
+    from training.world_model.trainer import IGNORED, tokenized
     from training.role_data.records import as_dicts
     from verifier.prompt import verification_messages
 
@@ -65,7 +67,9 @@ def prepare(run: Path, out: Path) -> None:
             messages = as_dicts(generation_messages(problem["problem"], str(WORLD_PROMPTS)))
             prompts["generate"].append({"id": problem["id"], "split": split, "ids": prompt_ids(tokenizer, messages)})
     out.mkdir(parents=True, exist_ok=True)
-    (out / "rows.json").write_text(json.dumps([{"input_ids": row["input_ids"], "labels": row["labels"]} for row in rows]))
+    # Compact (a lent GPU takes 64 MiB a call): each row is its ids and where its answer starts (labels follow).
+    with gzip.open(out / "rows.json.gz", "wt") as handle:
+        json.dump([[row["input_ids"], row["labels"].count(IGNORED)] for row in rows], handle)
     (out / "prompts.json").write_text(json.dumps(prompts))
     (out / "source.json").write_text(json.dumps({"run": str(run), "rows": len(rows), "too_long": too_long}))
     print(f"{len(rows)} rows, {len(prompts['verify'])} verification and {len(prompts['generate'])} generation prompts in {out}")
@@ -111,8 +115,8 @@ def decode(model: Any, prompts: list[list[int]], pad: int, end: int, device: str
     import torch
 
     outputs: list[list[list[int]]] = []
-    for start in range(0, len(prompts), 64):
-        chunk = prompts[start: start + 64]
+    for start in range(0, len(prompts), 256):
+        chunk = prompts[start: start + 256]
         longest = max(map(len, chunk))
         ids = torch.tensor([[pad] * (longest - len(p)) + p for p in chunk], device=device)
         mask = torch.tensor([[0] * (longest - len(p)) + [1] * len(p) for p in chunk], device=device)
@@ -126,11 +130,12 @@ def decode(model: Any, prompts: list[list[int]], pad: int, end: int, device: str
     return outputs
 
 
-def train(input_dir: Path, out: Path, variants: list[str], samples: int) -> None:
+def train(input_dir: Path, out: Path, variants: list[str], samples: int, decoding: bool = True) -> None:
     import torch
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    rows = json.loads((input_dir / "rows.json").read_text())
+    with gzip.open(input_dir / "rows.json.gz", "rt") as handle:
+        rows = [{"input_ids": ids, "labels": [-100] * start + ids[start:]} for ids, start in json.load(handle)]
     prompts = json.loads((input_dir / "prompts.json").read_text())
     out.mkdir(parents=True, exist_ok=True)
     for variant in variants:
@@ -157,14 +162,24 @@ def train(input_dir: Path, out: Path, variants: list[str], samples: int) -> None
                 losses.append((step, round(float(loss), 4)))
         seconds = time.perf_counter() - started
         model.eval()
-        verify = decode(model, [item["ids"] for item in prompts["verify"]], prompts["pad"], prompts["end"], device, 1, True, 320)
+        # The weights first: a call cut short while decoding still brings the model back (judged here with
+        # `proofsmith world calibrate` once the run's tokenizer and prompts are copied beside it).
+        # In bfloat16: a lent GPU brings back files of at most 16 MiB (this model is 21 MB in float32).
+        model.to(torch.bfloat16).save_pretrained(str(out / variant.replace(":", "_")), safe_serialization=True)
+        model.float()
+        print(f"{variant}: {seconds:.0f} s, {tokens} tokens, final loss {losses[-1][1]}", flush=True)
+        if not decoding:
+            (out / f"{variant.replace(':', '_')}.losses.json").write_text(json.dumps({
+                "variant": variant, "steps": steps, "seconds": round(seconds, 1), "trained_tokens": tokens, "losses": losses}))
+            continue
+        # Worked analyses run to ~370 tokens and generated proofs with their self-evaluation to ~560.
+        verify = decode(model, [item["ids"] for item in prompts["verify"]], prompts["pad"], prompts["end"], device, 1, True, 448)
         generate = decode(model, [item["ids"] for item in prompts["generate"]], prompts["pad"], prompts["end"], device,
-                          samples, False, 320)
+                          samples, False, 640)
         (out / f"{variant.replace(':', '_')}.json").write_text(json.dumps({
             "variant": variant, "size": SIZES[name], "steps": steps, "parameters": sum(p.numel() for p in model.parameters()),
             "seconds": round(seconds, 1), "trained_tokens": tokens, "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
             "losses": losses, "verify": verify, "generate": generate}))
-        print(f"{variant}: {seconds:.0f} s, {tokens} tokens, final loss {losses[-1][1]}", flush=True)
 
 
 def score(input_dir: Path, outputs: Path) -> None:
@@ -191,7 +206,8 @@ def score(input_dir: Path, outputs: Path) -> None:
         return GenerationResult(completions, 0, sum(len(ids) for ids in sequences), 0.0)
 
     summary = []
-    for path in sorted(outputs.glob("*.json")):
+    for path in sorted(path for path in outputs.glob("*.json") if not path.name.endswith(".losses.json")
+                       and path.name != "summary.json"):
         document = json.loads(path.read_text())
         verifications = [verification_record(proofs[item["id"]], result(made), None)
                          for item, made in zip(prompts["verify"], document["verify"])]
@@ -226,6 +242,7 @@ def main() -> None:
     step.add_argument("--out", required=True, type=Path)
     step.add_argument("--variant", action="append", required=True)
     step.add_argument("--samples", type=int, default=4)
+    step.add_argument("--no-decode", action="store_true", help="train and save the weights only")
     step = commands.add_parser("score")
     step.add_argument("--input", required=True, type=Path)
     step.add_argument("--outputs", required=True, type=Path)
@@ -233,7 +250,7 @@ def main() -> None:
     if args.command == "prepare":
         prepare(args.run, args.out)
     elif args.command == "train":
-        train(args.input, args.out, args.variant, args.samples)
+        train(args.input, args.out, args.variant, args.samples, not args.no_decode)
     else:
         score(args.input, args.outputs)
 

@@ -247,7 +247,10 @@ def main() -> None:
                      "135m_configuration": "configs/sft_cpu.toml: full weights (lora = false)"},
         "world_model": world, "smollm2_135m": smol,
         "ratio_world_over_135m": {"examples_per_second": round(world["examples_per_second"] / smol["examples_per_second"], 1),
-                                  "tokens_per_second": round(world["tokens_per_second"] / smol["tokens_per_second"], 1)},
+                                  "tokens_per_second": round(world["tokens_per_second"] / smol["tokens_per_second"], 1),
+                                  "examples_per_second_neighbouring_legs": [  # legs 1/2 and 4/3
+                                      round(legs[0]["examples_per_second"] / legs[1]["examples_per_second"], 1),
+                                      round(legs[3]["examples_per_second"] / legs[2]["examples_per_second"], 1)]},
         "legs": legs, "wall_minutes": round((time.time() - started) / 60, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

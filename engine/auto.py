@@ -2,7 +2,7 @@
 
 The estimate is start-up time plus generated tokens over throughput, with the figures
 measured by ``benchmarks/engines.py`` on a 2-core x86-64 CPU and the embedded model
-(``benchmarks/results/engines.json``, table in the README). A server URL always means the ``openai`` backend; on a GPU,
+(``benchmarks/results/engines.json``, table in docs/results/benchmarks.md). A server URL always means the ``openai`` backend; on a GPU,
 vLLM wins for any real workload. Re-run the benchmark and update ``MEASURED`` when the
 machine or the model class changes.
 """

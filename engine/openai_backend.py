@@ -34,7 +34,7 @@ from data.errors import EngineUnavailableError, InputError, ModelNotFoundError, 
 from engine.base import Completion, GenerationRequest, GenerationResult
 from engine.config import EngineConfig
 from engine.model_store import EMBEDDED
-from engine.progress import GenerationProgress
+from engine.progress import GenerationProgress, RetryProgress
 from engine.token_counts import choice_token_counts
 from engine.url_pool import ServerStats, UrlPool
 
@@ -74,6 +74,8 @@ class OpenAIEngine:
         self.context_length: int | None = None
         self.ask_token_ids = True
         """Whether requests with n > 1 ask for per-choice token ids; turned off when a server refuses the field."""
+        self.retry_progress = RetryProgress(f"{self.name}: waiting for {self.base_urls[0] if len(self.base_urls) == 1 else 'a server'}",
+                                            config.max_retries + 1)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         try:
@@ -155,44 +157,51 @@ class OpenAIEngine:
         import httpx
 
         attempts = self.config.max_retries + 1
-        last_problem, previous, backoffs = "", None, 0
-        for attempt in range(attempts):
-            lease = self.pool.acquire(avoid=previous)
-            previous, url = lease.url, lease.url + path
-            server_failed = False
-            try:
-                response = await client.request(method, url, json=payload, headers=self._headers())
-            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
-                self.pool.abandoned(lease)
-                raise InputError(f"invalid --base-url {url}: {error}") from None
-            except httpx.TransportError as error:  # timeouts included
-                last_problem, server_failed = f"{url}: {type(error).__name__} {error}".strip(), True
-            except BaseException:  # cancelled (a sibling request failed): says nothing about the server
-                self.pool.abandoned(lease)
-                raise
-            else:
-                if response.status_code >= 500:
-                    last_problem, server_failed = f"{url}: HTTP {response.status_code}", True
+        last_problem, previous, backoffs, shown = "", None, 0, False
+        try:
+            for attempt in range(attempts):
+                lease = self.pool.acquire(avoid=previous)
+                previous, url = lease.url, lease.url + path
+                server_failed = False
+                try:
+                    response = await client.request(method, url, json=payload, headers=self._headers())
+                except (httpx.InvalidURL, httpx.UnsupportedProtocol) as error:
+                    self.pool.abandoned(lease)
+                    raise InputError(f"invalid --base-url {url}: {error}") from None
+                except httpx.TransportError as error:  # timeouts included
+                    last_problem, server_failed = f"{url}: {type(error).__name__} {error}".strip(), True
+                except BaseException:  # cancelled (a sibling request failed): says nothing about the server
+                    self.pool.abandoned(lease)
+                    raise
                 else:
-                    self.pool.succeeded(lease)  # it answered, even if to refuse
-                    if response.status_code == 200:
-                        return self._json_body(url, response)
-                    if response.status_code != 429:
-                        raise self._request_error(url, response)
-                    last_problem = f"{url}: HTTP 429"
-            if server_failed:
-                self.pool.failed(lease, last_problem)
-            if attempt + 1 == attempts:
-                break
-            if server_failed and self.pool.any_up():
-                # Another server can take it now: waiting would only idle this request's slot.
-                logger.info("request failed (%s); retry %d/%d on another server", last_problem, attempt + 1, attempts - 1)
-                continue
-            delay = min(30.0, self.config.retry_backoff_s * 2**backoffs) * (0.5 + random.random() / 2)
-            backoffs += 1
-            logger.warning("request failed (%s); retry %d/%d in %.1f s", last_problem, attempt + 1, attempts - 1, delay)
-            await asyncio.sleep(delay)
-        raise EngineUnavailableError(f"server unreachable after {attempts} attempts: {last_problem}")
+                    if response.status_code >= 500:
+                        last_problem, server_failed = f"{url}: HTTP {response.status_code}", True
+                    else:
+                        self.pool.succeeded(lease)  # it answered, even if to refuse
+                        if response.status_code == 200:
+                            return self._json_body(url, response)
+                        if response.status_code != 429:
+                            raise self._request_error(url, response)
+                        last_problem = f"{url}: HTTP 429"
+                if server_failed:
+                    self.pool.failed(lease, last_problem)
+                if attempt + 1 == attempts:
+                    break
+                if server_failed and self.pool.any_up():
+                    # Another server can take it now: waiting would only idle this request's slot.
+                    logger.info("request failed (%s); retry %d/%d on another server", last_problem, attempt + 1, attempts - 1)
+                    continue
+                delay = min(30.0, self.config.retry_backoff_s * 2**backoffs) * (0.5 + random.random() / 2)
+                backoffs += 1
+                # One updating progress line says it (attempt k of n, next try); the log keeps each retry at info.
+                logger.info("request failed (%s); retry %d/%d in %.1f s", last_problem, attempt + 1, attempts - 1, delay)
+                self.retry_progress.failed(attempt + 1, delay, first=not shown)
+                shown = True
+                await asyncio.sleep(delay)
+            raise EngineUnavailableError(f"server unreachable after {attempts} attempts: {last_problem}")
+        finally:
+            if shown:  # this request was on the retry line
+                self.retry_progress.finished()
 
     @staticmethod
     def _json_body(url: str, response: Any) -> dict[str, Any]:

@@ -203,3 +203,36 @@ class GenerationProgress(Progress):
         self.set_details(tokens=tokens_now, tok_s=f"{rate:.1f}")
         if requests:
             self.update(requests)
+
+
+class RetryProgress:
+    """One line for every request of an engine that retries a server: the furthest attempt of
+    ``attempts`` and when the next try goes, shown from a request's first failure until no request
+    is retrying (tqdm in place on a terminal; off one, a plain line every interval). Transient:
+    retries that succeed, or give up before the first interval, leave nothing behind, so a dead
+    server's error is the last line the user sees.
+
+    Used from one event loop (the engine's requests are coroutines), so no lock is needed.
+    """
+
+    def __init__(self, description: str, attempts: int) -> None:
+        self.description = description
+        self.attempts = attempts
+        self._progress: Progress | None = None
+        self._retrying = 0
+
+    def failed(self, attempt: int, delay_s: float, *, first: bool) -> None:
+        """A request's ``attempt`` (1-based) failed and it tries again in ``delay_s``; ``first``: its first failure."""
+        if self._progress is None:
+            self._progress = Progress(self.description, self.attempts, "attempt", transient=True)
+        self._retrying += first
+        if attempt > self._progress.done:
+            self._progress.update(attempt - self._progress.done)
+        self._progress.set_details(next_try=f"in {delay_s:.1f} s")
+
+    def finished(self) -> None:
+        """A request that had failed is done retrying (answered, refused, given up or cancelled)."""
+        self._retrying -= 1
+        if self._retrying <= 0 and self._progress is not None:
+            self._progress.close()
+            self._progress, self._retrying = None, 0

@@ -135,8 +135,10 @@ class UrlPool:
                 return  # otherwise a request sent before it went down: it is out already
             server.down_since, server.down_until = now, now + server.cooldown_s
             up = self._up_count()
-        logger.warning("server %s left the pool for %.0f s: %s (%d of %d up)", server.url, server.cooldown_s, problem, up,
-                       len(self._servers))
+        # A pool of one: the caller's retry line and error say it; of several: the run goes on, so say it.
+        (logger.warning if len(self._servers) > 1 else logger.info)(
+            "server %s left the pool for %.0f s: %s (%d of %d up)", server.url, server.cooldown_s, problem, up,
+            len(self._servers))
 
     def abandoned(self, lease: Lease) -> None:
         """The request was cancelled before an answer: it tells nothing about the server."""

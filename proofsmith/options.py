@@ -159,7 +159,8 @@ def _doc(path: str, root: type = Config) -> str:
     for part in parts:
         default = getattr(default, part)
     shown = "unset" if default in (None, "", []) else default
-    return f"{field_docs(owner).get(parts[-1], '')} (default: {shown})"
+    # argparse %-formats help strings: a docstring's "10 %" must reach it as "10 %%"
+    return f"{field_docs(owner).get(parts[-1], '')} (default: {shown})".replace("%", "%%")
 
 
 def add_flags(parser: argparse.ArgumentParser, flags: tuple[Flag, ...], title: str, root: type = Config) -> None:

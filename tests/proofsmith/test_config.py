@@ -307,3 +307,18 @@ def test_shipped_configs_resolve(path: Path) -> None:
     root = WorldModelConfig if path.name.startswith("world_model") else TrainConfig if "run_dir" in values else Config
     config = resolve_config(path, root=root)
     assert resolve_config(None, tomllib.loads(to_toml(config)), root=root) == config
+
+
+def test_every_command_formats_its_help() -> None:
+    """Help text comes from field docstrings: a bare "%" in one made ``world model --help`` crash in argparse."""
+    import argparse
+
+    def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+        nested = [choice for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+                  for choice in action.choices.values()]
+        return [parser, *(found for child in nested for found in parsers(child))]
+
+    every = parsers(build_parser())
+    assert len(every) >= 14  # proofsmith and each command and subcommand
+    for parser in every:
+        assert parser.format_help().startswith("usage: ")

@@ -105,13 +105,16 @@ def cold_start(cli, tmp_path_factory: pytest.TempPathFactory, embedded_checkpoin
     prompts = write_short_prompts(folder / "prompts")
     # Each proof appears with every claimed score (the score column is the analysis' claim), so the
     # cold-started model is unsure which score to give: rollouts of one prompt differ, GRPO has signal.
+    # float32 in random order (not bf16 autocast and length-grouped batches, the defaults where the CPU
+    # has bf16): the GRPO tests below need this model's rollouts to differ in reward, which was checked
+    # for the model these settings train, and its weights must not depend on the CPU.
     rows = [{**row, "score": float(str(row["id"]).rpartition("-c")[2])} for row in rated_rows(2)]
     data = write_jsonl(folder / "rated.jsonl", rows)
     run_dir = folder / "sft"
     result = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--prompts", str(prompts),
                  "--json", "--sft-steps", "8", "--set", "sft.batch_size=4", "--set", "sft.learning_rate=5e-4",
-                 "--set", "sft.max_length=256", "--set", "model.lora=false",
-                 "--set", "sft.formats=verifier,generator,meta-verifier")
+                 "--set", "sft.max_length=256", "--set", "model.lora=false", "--set", "sft.precision=fp32",
+                 "--set", "sft.group_by_length=false", "--set", "sft.formats=verifier,generator,meta-verifier")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 8 and summary["loss"]["last"] < summary["loss"]["first"]

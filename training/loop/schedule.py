@@ -47,6 +47,7 @@ from generator.prompt import generation_messages
 from training.processes import fingerprint, is_main_process, wait_for_everyone
 from training.role_data.rows import TrainingRow, as_meta_verification_tasks, read_rows, read_sft_rows
 from training.role_data.records import as_dicts, sft_records
+from training.role_data.selection import selected
 from training.config import TrainConfig, is_complete, mark_complete
 from verifier.prompt import verification_messages
 from verifier.verification import verify_proofs
@@ -291,8 +292,9 @@ class Loop:
                 rows += as_meta_verification_tasks(self.rows("meta-verifier", loop.meta_data))
             elif loop.meta_data:
                 self.train_stage(iteration, "meta-verifier", rows=self.rows("meta-verifier", loop.meta_data))
-            self.train_stage(iteration, "verifier", rows=rows)
-            self.train_stage(iteration, "generator", rows=self.rows("generator", loop.generator_data))
+            self.train_stage(iteration, "verifier", rows=selected("verifier", rows, self.config.data))
+            self.train_stage(iteration, "generator", rows=selected("generator", self.rows("generator", loop.generator_data),
+                                                                   self.config.data))
         if is_main_process():
             mark_complete(self.root)
         return self.log

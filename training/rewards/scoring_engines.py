@@ -11,7 +11,7 @@ Who scores (``rewards.verifier`` / ``rewards.meta``): ``reference`` is the train
 at its starting weights; ``policy`` its current weights. Reference is the default because the
 policy as its own moving verifier collapsed on the 135M model: writing self-score 0 in its
 self-evaluations taught its verifier role to box 0 for every proof, which made self-score 0
-the best answer (README, "Generator RL"). With LoRA in the synchronous trainer the reference
+the best answer (docs/results/generator-rl.md). With LoRA in the synchronous trainer the reference
 is the trained model with its adapters switched off, so it costs no second copy; otherwise
 it is a separate engine built from ``[scorer]`` on ``model.name``.
 """

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from data.errors import InputError
+from training.config import DataSettings
 from training.role_data.rows import TrainingRow
 
 SCORES = (0.0, 0.5, 1.0)
@@ -63,3 +64,13 @@ def at_the_edge(rows: Sequence[TrainingRow], calibration: str | Path) -> list[Tr
         raise InputError(f"data.calibration: none of the {len(rows)} training problems is among the {len(wanted)} whose "
                          f"measured pass rate lies strictly between 0 and 1 in {calibration} (are they the same problems?)")
     return kept
+
+
+def selected(role: str, rows: Sequence[TrainingRow], data: DataSettings) -> list[TrainingRow]:
+    """The rows a GRPO stage of ``role`` trains on under ``data``'s selection options (``train ROLE`` and
+    every ``train loop`` iteration alike): verifier rows balanced by score, generator problems at the edge."""
+    if role == "verifier" and data.balance_scores:
+        return balanced_by_score(rows, data.seed)
+    if role == "generator" and data.calibration:
+        return at_the_edge(rows, data.calibration)
+    return list(rows)

@@ -177,7 +177,7 @@ def test_a_server_kill_is_survived_by_async_training_label_and_engine_retries(
             restarter = threading.Thread(target=pool_server.start)
             restarter.start()
             try:
-                with caplog.at_level(logging.WARNING, logger="engine.openai_backend"):
+                with caplog.at_level(logging.INFO, logger="engine.openai_backend"):
                     after = engine.generate([ask("After the restart.")])
             finally:
                 restarter.join()

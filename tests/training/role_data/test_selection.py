@@ -10,7 +10,8 @@ import pytest
 
 from data.errors import InputError
 from training.role_data.rows import TrainingRow
-from training.role_data.selection import at_the_edge, balanced_by_score
+from training.config import DataSettings
+from training.role_data.selection import at_the_edge, balanced_by_score, selected
 
 
 def graded(score: float, count: int, prefix: str) -> list[TrainingRow]:
@@ -57,3 +58,17 @@ def test_a_calibration_that_keeps_nothing_or_is_not_one_is_an_input_error(tmp_pa
     (tmp_path / "other.json").write_text("{}", encoding="utf-8")
     with pytest.raises(InputError, match="is not the calibration.json"):
         at_the_edge(rows, tmp_path / "other.json")
+
+
+def test_each_role_gets_its_own_selection_and_only_when_asked(tmp_path: Path) -> None:
+    """``selected`` is what ``train ROLE`` and every ``train loop`` stage apply: balance for the verifier,
+    the edge for the generator, nothing for another role or with the options off."""
+    verifier_rows = graded(0.0, 3, "zero") + graded(1.0, 1, "one")
+    problems = [TrainingRow(name, f"problem {name}") for name in ("kept", "dropped")]
+    edge = str(calibration(tmp_path, ["kept"]))
+    on = DataSettings(balance_scores=True, calibration=edge)
+    assert Counter(row.score for row in selected("verifier", verifier_rows, on)) == {0.0: 3, 1.0: 3}
+    assert [row.id for row in selected("generator", problems, on)] == ["kept"]
+    assert selected("meta-verifier", verifier_rows, on) == verifier_rows
+    assert selected("verifier", verifier_rows, DataSettings()) == verifier_rows
+    assert selected("generator", problems, DataSettings()) == problems
