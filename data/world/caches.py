@@ -1,7 +1,9 @@
 """Drop the world's memoised sympy work (and sympy's own cache) once a world is drawn.
 
 Drawing a large world fills bounded caches of parsed, expanded and rendered expressions and
-of decided claims: together several gigabytes at levels 2–3. A long job that draws a world
+of decided claims (with the drawn proofs, several gigabytes at levels 1–2: a world-model
+process that drew its world was at 12.4 GB by training step 271, one that did not at 4.4 GB
+by step 250). A long job that draws a world
 and then does something else (``proofsmith world model`` trains for an hour) clears them
 first, so the training does not run beside memory it will never use.
 """
