@@ -150,7 +150,7 @@ def world_leg(examples: list[dict[str, Any]], tokenizer: Any, batch: int, warmup
         raise SystemExit(f"world_model_speed.py: {too_long} examples exceed the world model's max_length; the sides would differ")
     bf16, reason = precision_choice(config.training.precision)
     arguments = replace(training_arguments(config, run_dir, bf16), save_strategy="no", report_to=[])
-    counting, clock = CountingCollator(PaddedBatch(tokenizer.pad_token_id)), step_clock()
+    counting, clock = CountingCollator(PaddedBatch(tokenizer.pad_token_id, config.training.pad_to_multiple_of)), step_clock()
     model = new_model(config.architecture, tokenizer, seed)
     trainer = length_grouped(make_trainer_class())(model=model, args=arguments, train_dataset=Dataset.from_list(rows),
                                                    data_collator=counting, callbacks=[clock])

@@ -29,9 +29,19 @@ logger = logging.getLogger(__name__)
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct ports free now (probed together, so servers started side by side never share one)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 class VLLMServer:
@@ -88,6 +98,13 @@ class VLLMServer:
         ]
 
     def start(self, timeout_s: float = 300.0) -> VLLMServer:
+        """Launch the server and wait until it answers."""
+        self.launch()
+        self.wait_ready(timeout_s)
+        return self
+
+    def launch(self) -> VLLMServer:
+        """Start the server's process without waiting for it (``wait_ready`` waits): several start side by side."""
         env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": str(self.kv_cache_gb)}
         if self.dev_mode or self.weight_reload:
             env["VLLM_SERVER_DEV_MODE"] = "1"
@@ -100,7 +117,6 @@ class VLLMServer:
             env=env,
             start_new_session=True,
         )
-        self.wait_ready(timeout_s)
         return self
 
     def wait_ready(self, timeout_s: float) -> None:

@@ -81,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
     if role == "loop":
         return run_loop(config, args.json)
     from training.role_data.rows import read_rows, read_sft_rows, split_holdout, verifier_rows
-    from training.trainers.run import train_role
 
     formats = tuple(config.sft.formats)
     held_out: list[Any] = []
@@ -99,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
           held_out=len(held_out), held_out_read=fingerprint([row.id for row in held_out]))
     if is_complete(run_dir) and is_main_process():
         print(f"proofsmith: {run_dir} is already complete; its model is {run_dir / 'final'}", file=sys.stderr)
+    from training.trainers.run import train_role  # torch, transformers, TRL: after the data is checked (seconds)
+
     with contextlib.redirect_stdout(sys.stderr):  # the trainers print their logs; stdout is for --json
         summary = train_role(role, config, rows, held_out)
     if not is_main_process():  # one process reports

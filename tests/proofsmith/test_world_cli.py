@@ -68,16 +68,16 @@ def test_bad_world_settings_are_one_line_errors(cli, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
-    """The CI pass of the world: its data, two real cold-start steps on it, then eval verifier and eval prover
+    """The CI pass of the world: its data, a real cold-start step on it, then eval verifier and eval prover
     with that model, whose truth metrics must come from this run (no thresholds: the model is barely trained)."""
     world, sft, run, proved = tmp_path / "world", tmp_path / "sft", tmp_path / "eval", tmp_path / "prover"
     assert cli("world", "--out", str(world), *SMALL).returncode == 0
     trained = cli("train", "sft", "--run-dir", str(sft), "--data", str(world / "train.jsonl"), "--meta-data",
-                  str(world / "train_meta.jsonl"), "--sft-steps", "2", "--set", "sft.batch_size=2",
+                  str(world / "train_meta.jsonl"), "--sft-steps", "1", "--set", "sft.batch_size=2",
                   "--set", "sft.max_length=1024", "--set", "model.lora=false",
                   "--set", "sft.formats=verifier,generator,meta-verifier", "--json")
     assert trained.returncode == 0, trained.stderr
-    assert json.loads(trained.stdout)["steps"] == 2
+    assert json.loads(trained.stdout)["steps"] == 1
     model = str(sft / "final")
     result = cli("eval", "verifier", str(world / "test_in.jsonl"), "--out", str(run), "--engine", "transformers",
                  "--model", model, "--max-items", "3", "--samples", "2", "--meta", "0", "--max-tokens", "24",

@@ -1,6 +1,6 @@
 """``accelerate launch --num_processes 2`` on CPU (gloo): real two-process runs of ``train sft`` and
-``train loop`` (its verifier and generator GRPO stages, labels and rejection fine-tuning), a rank
-killed mid-run and resumed, and async GRPO refused (how the tests launch: ``tests/launching.py``).
+``train loop`` (its verifier and generator GRPO stages, labels and rejection fine-tuning; killed after
+its first stage and resumed), a rank killed mid-run and resumed, and async GRPO refused (how the tests launch: ``tests/launching.py``).
 A two-process GRPO step scored by one shared server is in ``test_train_cli.py`` (it needs the
 cold-started model there).
 """
@@ -80,18 +80,39 @@ def test_sft_on_two_processes_trains_what_one_process_trains(cli, tmp_path: Path
 
 
 @pytest.mark.slow
-def test_the_loop_runs_every_stage_on_two_processes(tmp_path: Path, embedded_checkpoint: str) -> None:
+def test_a_loop_on_two_processes_killed_after_its_first_stage_resumes_at_the_next(tmp_path: Path,
+                                                                                  embedded_checkpoint: str) -> None:
     """SFT, the enhanced verifier's and the generator's GRPO (rewards scored in each process by its own copy of
-    the starting model), then samples and labels by the main process alone, rejection fine-tuning, again."""
+    the starting model), then samples and labels by the main process alone, rejection fine-tuning, again; both
+    processes SIGKILLed once the first stage is complete, and the rerun starts at the next stage."""
     config, run_dir = tiny_loop_config(tmp_path), tmp_path / "loop"
     config.write_text(config.read_text().replace("group_size = 2\n", "group_size = 2\nprompts_per_step = 2\n"), encoding="utf-8")
-    result = launch("train", "loop", "--config", str(config), "--json")
+    args = ("train", "loop", "--config", str(config), "--json")
+    launcher = subprocess.Popen(launch_command(*args), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and not (run_dir / "iter1" / "sft" / "COMPLETE").exists() and launcher.poll() is None:
+            time.sleep(0.2)
+        assert launcher.poll() is None, "the loop ended before its first stage completed"
+        for rank in (0, 1):
+            os.kill(rank_pid(launcher.pid, rank), signal.SIGKILL)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+        launcher.wait()
+    assert (run_dir / "iter1" / "sft" / "COMPLETE").exists() and not (run_dir / "COMPLETE").exists()
+
+    result = launch(*args)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count('"role": "loop"') == 1
     summary = json.loads(result.stdout)
     stages = [(stage["iteration"], stage["stage"]) for stage in summary["stages"]]
+    # The verifier stages train on the rated analyses too (enhanced verifier): no separate meta-verifier stage.
     assert stages == [(1, "sft"), (1, "verifier"), (1, "generator"), (2, "label"), (2, "rft"), (2, "verifier"),
                       (2, "generator")]
+    assert summary["stages"][0]["status"] == "skipped (complete)"
+    assert summary["final_model"] == str(run_dir / "iter2" / "generator" / "final")
     assert (run_dir / "COMPLETE").exists() and (run_dir / "iter2" / "labeled.jsonl").exists()
     labeled = (run_dir / "iter2" / "labeled.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(labeled) == len({json.loads(line)["id"] for line in labeled})  # one writer
@@ -103,22 +124,23 @@ def test_the_loop_runs_every_stage_on_two_processes(tmp_path: Path, embedded_che
         for rank in (0, 1):
             assert sum(lines[0].get(f"{task}process/rank{rank}/rollouts", 0.0) for task in ("", "rating/")) == 2.0
         assert (run_dir / "iter2" / stage / "final" / "config.json").exists()
+    assert any(key.endswith("task/meta_share") for line in step_lines(run_dir / "iter1" / "verifier") for key in line)
 
 
 @pytest.mark.slow
 def test_a_killed_rank_resumes_from_the_last_checkpoint_and_trains_nothing_twice(tmp_path: Path,
                                                                                   embedded_checkpoint: str) -> None:
     prompts = write_short_prompts(tmp_path / "prompts")
-    run_dir, steps = tmp_path / "run", 4
+    run_dir, steps = tmp_path / "run", 3
     args = sft_args(run_dir, prompts, steps)
     launcher = subprocess.Popen(launch_command(*args), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
     try:
-        checkpoint = run_dir / "checkpoints" / "checkpoint-2" / "trainer_state.json"
+        checkpoint = run_dir / "checkpoints" / "checkpoint-1" / "trainer_state.json"
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and not checkpoint.exists() and launcher.poll() is None:
             time.sleep(0.2)
-        assert launcher.poll() is None, "the launch ended before its second checkpoint"
+        assert launcher.poll() is None, "the launch ended before its first checkpoint"
         os.kill(rank_pid(launcher.pid, 1), signal.SIGKILL)
         assert launcher.wait(timeout=300) != 0
     finally:

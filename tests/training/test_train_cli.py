@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from parity_sets import graded_rows, rated_rows
-from train_inputs import tiny_loop_config, write_jsonl, write_short_prompts
+from train_inputs import write_jsonl, write_short_prompts
 
 REPO = Path(__file__).resolve().parents[2]
 NO_MODEL = ("--model", "./no-such-model")  # any attempt to load a model would fail differently
@@ -203,32 +198,3 @@ def test_two_processes_score_their_rollouts_against_one_shared_server(
     assert [step[f"process/rank{rank}/rollouts"] for rank in (0, 1)] == [4.0, 4.0]
     asked = sum(step[f"process/rank{rank}/scoring_tokens"] for rank in (0, 1))
     assert asked > 0 and served_generation_tokens(vllm_server.base_url) - before == asked
-
-
-@pytest.mark.slow
-def test_an_interrupted_loop_resumes_at_the_next_stage(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
-    config, run_dir = tiny_loop_config(tmp_path), tmp_path / "loop"
-    process = subprocess.Popen([sys.executable, "-m", "proofsmith", "train", "loop", "--config", str(config)],
-                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and not (run_dir / "iter1" / "sft" / "COMPLETE").exists() and process.poll() is None:
-        time.sleep(0.2)
-    assert process.poll() is None, "the loop ended before its first stage completed"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    assert (run_dir / "iter1" / "sft" / "COMPLETE").exists() and not (run_dir / "COMPLETE").exists()
-
-    result = cli("train", "loop", "--config", str(config), "--json")
-    assert result.returncode == 0, result.stderr
-    summary = json.loads(result.stdout)
-    stages = [(stage["iteration"], stage["stage"]) for stage in summary["stages"]]
-    # The verifier stages train on the rated analyses too (enhanced verifier): no separate meta-verifier stage.
-    assert stages == [(1, "sft"), (1, "verifier"), (1, "generator"), (2, "label"), (2, "rft"), (2, "verifier"),
-                      (2, "generator")]
-    assert summary["stages"][0]["status"] == "skipped (complete)"
-    assert summary["final_model"] == str(run_dir / "iter2" / "generator" / "final")
-    assert (run_dir / "COMPLETE").exists() and (run_dir / "iter2" / "labeled.jsonl").exists()
-    for stage in ("verifier", "generator"):
-        assert (run_dir / "iter2" / stage / "final" / "config.json").exists()
-    verifier_metrics = [json.loads(line) for line in (run_dir / "iter1" / "verifier" / "metrics.jsonl").read_text().splitlines()]
-    assert any(key.endswith("task/meta_share") for record in verifier_metrics for key in record)

@@ -140,15 +140,25 @@ class PoolWeightTransfer:
 
 
 def start_local_servers(config: TrainConfig, model_path: str, run_dir: Path) -> list[Any]:
-    from engine.vllm_server import VLLMServer
+    """The pool's servers, launched side by side (a start is mostly one core importing vLLM) and then waited for;
+    if one fails to start, all are stopped."""
+    from engine.vllm_server import VLLMServer, free_ports
 
-    settings, servers = config.async_rl, []
-    for number in range(settings.local_servers):
-        # processed logprobs: after temperature, as the trainer computes them for the importance ratio.
-        server = VLLMServer(model=model_path, weight_reload=True, dtype="float32", kv_cache_gb=settings.server_kv_cache_gb,
-                            max_model_len=settings.server_max_model_len, log_path=run_dir / f"server{number}.log",
-                            extra_args=("--logprobs-mode", "processed_logprobs"))
-        servers.append(server.start())
+    settings = config.async_rl
+    # processed logprobs: after temperature, as the trainer computes them for the importance ratio.
+    servers = [VLLMServer(model=model_path, weight_reload=True, dtype="float32", kv_cache_gb=settings.server_kv_cache_gb,
+                          max_model_len=settings.server_max_model_len, log_path=run_dir / f"server{number}.log", port=port,
+                          extra_args=("--logprobs-mode", "processed_logprobs"))
+               for number, port in enumerate(free_ports(settings.local_servers))]
+    try:
+        for server in servers:
+            server.launch()
+        for server in servers:
+            server.wait_ready(300.0)
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
     return servers
 
 

@@ -106,6 +106,8 @@ class WorldTrainingSettings:
     """Longest example in tokens (prompt and answer); longer ones are left out and counted."""
     group_by_length: bool = True
     """Batch examples of similar length together (less padding: the share is logged as padding_fraction)."""
+    pad_to_multiple_of: int = 64
+    """Pad each batch to a multiple of this many positions: a few shapes, not one per batch (1: to its longest example)."""
     precision: str = "auto"
     """auto (bf16 autocast on a GPU and on CPUs with native bf16 matmuls, else fp32, said in the log), bf16 or fp32."""
     save_steps: int = 250
@@ -116,8 +118,8 @@ class WorldTrainingSettings:
     """Seed of the initial weights and of the batch order."""
 
     def __post_init__(self) -> None:
-        if min(self.max_steps, self.batch_size, self.max_length, self.save_steps, self.logging_steps) < 1:
-            raise ValueError("max_steps, batch_size, max_length, save_steps and logging_steps must be >= 1")
+        if min(self.max_steps, self.batch_size, self.max_length, self.save_steps, self.logging_steps, self.pad_to_multiple_of) < 1:
+            raise ValueError("max_steps, batch_size, max_length, save_steps, logging_steps and pad_to_multiple_of must be >= 1")
         if self.learning_rate <= 0 or self.warmup_steps < 0 or self.weight_decay < 0:
             raise ValueError("learning_rate must be > 0, warmup_steps and weight_decay >= 0")
         if self.precision not in PRECISIONS:
