@@ -80,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
 
 def print_summary(summary: dict[str, Any]) -> None:
     examples = ", ".join(f"{count} {role}" for role, count in summary["examples"].items())
-    print(f"world model: {summary['parameters']:,} parameters, {summary['steps']} steps in {summary['minutes']} min "
+    timed = summary.get("timed_steps", summary["steps"])  # a summary written before timed_steps existed: all
+    # killed sessions are not timed, and steps redone after a kill are timed twice: say which steps the time is of
+    took = f"in {summary['minutes']} min" if timed == summary["steps"] else f"({timed} timed steps: {summary['minutes']} min)"
+    print(f"world model: {summary['parameters']:,} parameters, {summary['steps']} steps {took} "
           f"({summary['trained_tokens']:,} tokens, {summary['tokens_per_second']} tokens/s, padding "
           f"{summary['padding_fraction']:.1%}, {summary['precision']})")
     print(f"  taught {examples} examples of {summary['problems']} problems")

@@ -170,13 +170,17 @@ def copy_prompts(prompts: Path, final: Path) -> None:
 
 
 def cost(run_dir: Path) -> dict[str, Any]:
-    """Training cost summed over the sessions that finished: steps, seconds, tokens, tokens/s, padding share."""
+    """Training cost summed over the sessions that finished: steps (the last, and those timed), seconds, tokens,
+    tokens/s, padding share."""
     sessions = read_jsonl(run_dir / "sessions.jsonl") if (run_dir / "sessions.jsonl").exists() else []
     seconds = sum(session["seconds"] for session in sessions)
     tokens = sum(session["tokens"] for session in sessions)
     positions = sum(session["positions"] for session in sessions)
     return {
         "sessions": len(sessions), "steps": sessions[-1]["last_step"] if sessions else 0,
+        # the steps the timed sessions ran (one redone after a kill counts again); a killed session wrote no line,
+        # so its steps are trained but not timed
+        "timed_steps": sum(session["last_step"] - session["first_step"] for session in sessions),
         "minutes": round(seconds / 60, 2), "trained_tokens": tokens,
         "tokens_per_second": round(tokens / seconds, 1) if seconds else None,
         "padding_fraction": round(1 - tokens / positions, 4) if positions else None,

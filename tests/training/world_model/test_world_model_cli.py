@@ -36,7 +36,7 @@ def run(cli, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_run_leaves_an_ordinary_checkpoint_its_world_and_its_cost(run: Path) -> None:
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-    assert (run / "COMPLETE").exists() and summary["steps"] == 4
+    assert (run / "COMPLETE").exists() and summary["steps"] == summary["timed_steps"] == 4
     final = run / "final"
     config = json.loads((final / "config.json").read_text(encoding="utf-8"))
     assert config["architectures"] == ["LlamaForCausalLM"] and config["num_hidden_layers"] == 2
@@ -68,6 +68,7 @@ def test_a_cut_off_run_resumes_from_its_last_checkpoint(cli, run: Path, tmp_path
     sessions = read_jsonl(copy / "sessions.jsonl")
     assert [(session["first_step"], session["last_step"]) for session in sessions] == [(0, 4), (2, 4)]
     assert summary["steps"] == 4 and (copy / "final" / "model.safetensors").exists()
+    assert summary["timed_steps"] == 4 + 2  # both sessions' steps, the two redone after the cut included
     assert (copy / "examples.jsonl").read_bytes() == (run / "examples.jsonl").read_bytes()  # drawn once, read back
     again = train(cli, copy)  # complete: nothing trains again
     assert again["steps"] == 4 and len(read_jsonl(copy / "sessions.jsonl")) == 2
