@@ -1,7 +1,7 @@
 """Can a world-model checkpoint do the world's arithmetic? Teacher-forced accuracy on the digits of held-out proofs.
 
     python benchmarks/world_model_digits.py --run runs/world-lm-long \
-        --checkpoint runs/world-lm-long/checkpoints/checkpoint-900 \
+        --checkpoint runs/world-lm/checkpoints/checkpoint-900 \
         --checkpoint runs/world-lm-long/checkpoints/checkpoint-1000 --out benchmarks/results/world_model_digits.json
 
 Why: the levels 1-2 model wrote no correct proof (pass@1 0 of 600) at a training loss of 0.09,
@@ -78,6 +78,10 @@ def main() -> None:
     from training.world_model.examples import WORLD_PROMPTS
 
     prompts = args.prompts or WORLD_PROMPTS
+    for path, wanted in [(args.run / "world" / "test_in.jsonl", "a world-model run"), (args.run / "tokenizer", "a world-model run"),
+                         *[(checkpoint / "config.json", "a checkpoint") for checkpoint in args.checkpoint]]:
+        if not path.exists():
+            raise SystemExit(f"world_model_digits.py: {path} not found: is {path.parent} {wanted}?")
     rows = held_out_correct(args.run, args.per_group)
     results = {"run": str(args.run), "proofs": len(rows), "checkpoints": {}}
     for checkpoint in args.checkpoint:

@@ -1,6 +1,7 @@
 """``accelerate launch --num_processes 2`` on CPU (gloo): real two-process runs of ``train sft`` and
 ``train loop`` (its verifier and generator GRPO stages, labels and rejection fine-tuning; killed after
-its first stage and resumed), a rank killed mid-run and resumed, and async GRPO refused (how the tests launch: ``tests/launching.py``).
+its first stage and resumed), a rank killed mid-run and resumed, and async GRPO refused (how the
+tests launch: ``tests/launching.py``).
 A two-process GRPO step scored by one shared server is in ``test_train_cli.py`` (it needs the
 cold-started model there).
 """

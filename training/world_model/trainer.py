@@ -62,7 +62,7 @@ class PaddedBatch:
     """Pads a batch on the right (padded labels are ignored) to its longest example, rounded up to ``multiple``.
 
     Why round up: on the CPU, memory grew with every new batch shape and was never given back
-    (+6 to +16 MB per step with a shape per batch, an out-of-memory kill at step 838 of the
+    (+3.5 to +16 MB a step with a shape per batch, an out-of-memory kill at step 838 of the
     levels 1-2 run; flat over 60 steps with multiples of 64, at the same speed), so a run
     must see a few shapes, not one per batch.
     """
@@ -142,7 +142,8 @@ def train_world_model(config: WorldModelConfig, rows: list[dict[str, Any]], toke
     model = new_model(config.architecture, tokenizer, config.training.seed)
     trainer = make_trainer_class()(
         model=model, args=training_arguments(config, run_dir, bf16), train_dataset=Dataset.from_list(rows),
-        data_collator=PaddedBatch(tokenizer.pad_token_id, config.training.pad_to_multiple_of), callbacks=[MetricsFile(run_dir / "metrics.jsonl")],
+        data_collator=PaddedBatch(tokenizer.pad_token_id, config.training.pad_to_multiple_of),
+        callbacks=[MetricsFile(run_dir / "metrics.jsonl")],
     )
     show_training_progress(trainer, "world model")
     checkpoint = last_checkpoint(run_dir / "checkpoints")
