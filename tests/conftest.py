@@ -38,6 +38,18 @@ def embedded_checkpoint() -> str:
 
 
 @pytest.fixture(scope="session")
+def tiny_world_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A real checkpoint trained from scratch in seconds: the world model of tests/training/world_model/tiny.toml
+    (~100k parameters, a Llama with its own tokenizer and chat template), for tests whose subject is a mechanism
+    (processes, kills and resumes), not the model: a training step takes milliseconds, not the 135M's seconds."""
+    out = tmp_path_factory.mktemp("tiny-world-model") / "run"
+    result = run_cli("world", "model", "--config", str(REPO / "tests" / "training" / "world_model" / "tiny.toml"),
+                     "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    return str(out / "final")
+
+
+@pytest.fixture(scope="session")
 def transformers_engine(embedded_checkpoint: str) -> Iterator[object]:
     from engine.config import EngineConfig
     from engine.transformers_backend import TransformersEngine

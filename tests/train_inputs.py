@@ -27,7 +27,7 @@ def write_short_prompts(folder: Path) -> Path:
     return folder
 
 
-def tiny_loop_config(tmp_path: Path) -> Path:
+def tiny_loop_config(tmp_path: Path, model: str = "embedded") -> Path:
     prompts = write_short_prompts(tmp_path / "prompts")
     graded = write_jsonl(tmp_path / "graded.jsonl", graded_rows(1)[:4])
     rated = write_jsonl(tmp_path / "rated.jsonl", rated_rows(1)[:4])
@@ -35,6 +35,8 @@ def tiny_loop_config(tmp_path: Path) -> Path:
     config.write_text(f"""
 run_dir = "{tmp_path / 'loop'}"
 prompts_dir = "{prompts}"
+[model]
+name = "{model}"
 [loop]
 iterations = 2
 verifier_data = "{graded}"
