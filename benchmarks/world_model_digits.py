@@ -40,14 +40,13 @@ def held_out_correct(run: Path, per_group: int) -> list[dict[str, Any]]:
     return rows
 
 
-def measure(checkpoint: Path, run: Path, prompts: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def measure(checkpoint: Path, tokenizer: Any, prompts: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForCausalLM
 
     from generator.prompt import generation_messages
-    from training.world_model.tokenizer import load_tokenizer, prompt_ids
+    from training.world_model.tokenizer import prompt_ids
 
-    tokenizer = load_tokenizer(run / "tokenizer")
     model = AutoModelForCausalLM.from_pretrained(str(checkpoint), dtype=torch.float32).eval()
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # name -> [right, all]
     for row in rows:
@@ -76,16 +75,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
     from training.world_model.examples import WORLD_PROMPTS
+    from training.world_model.tokenizer import load_tokenizer
 
     prompts = args.prompts or WORLD_PROMPTS
     for path, wanted in [(args.run / "world" / "test_in.jsonl", "a world-model run"), (args.run / "tokenizer", "a world-model run"),
                          *[(checkpoint / "config.json", "a checkpoint") for checkpoint in args.checkpoint]]:
         if not path.exists():
             raise SystemExit(f"world_model_digits.py: {path} not found: is {path.parent} {wanted}?")
-    rows = held_out_correct(args.run, args.per_group)
+    rows, tokenizer = held_out_correct(args.run, args.per_group), load_tokenizer(args.run / "tokenizer")
     results = {"run": str(args.run), "proofs": len(rows), "checkpoints": {}}
     for checkpoint in args.checkpoint:
-        figures = measure(checkpoint, args.run, prompts, rows)
+        figures = measure(checkpoint, tokenizer, prompts, rows)
         results["checkpoints"][str(checkpoint)] = figures
         print(f"{checkpoint}: digits {figures['digits']['accuracy']:.3f} of {figures['digits']['tokens']}, "
               f"other tokens {figures['other']['accuracy']:.3f} of {figures['other']['tokens']}", flush=True)

@@ -28,6 +28,10 @@ from engine.weight_push import EXTENSION
 logger = logging.getLogger(__name__)
 
 
+START_TIMEOUT_S = 300.0
+"""How long a start may take before it is given up (~35 s on this CPU; a restart under load took 50-117 s)."""
+
+
 def free_port() -> int:
     return free_ports(1)[0]
 
@@ -97,7 +101,7 @@ class VLLMServer:
             *self.extra_args,
         ]
 
-    def start(self, timeout_s: float = 300.0) -> VLLMServer:
+    def start(self, timeout_s: float = START_TIMEOUT_S) -> VLLMServer:
         """Launch the server and wait until it answers."""
         self.launch()
         self.wait_ready(timeout_s)

@@ -43,16 +43,10 @@ def sft_args(run_dir: Path, prompts: Path, steps: int, model: str) -> tuple[str,
             "--set", "sft.precision=fp32")
 
 
-def initial_weights(model: str) -> dict[str, Any]:
+def weights(folder: Path | str) -> dict[str, Any]:
     from safetensors.torch import load_file
 
-    return load_file(str(Path(model) / "model.safetensors"))
-
-
-def final_weights(run_dir: Path) -> dict[str, Any]:
-    from safetensors.torch import load_file
-
-    return load_file(str(run_dir / "final" / "model.safetensors"))
+    return load_file(str(Path(folder) / "model.safetensors"))
 
 
 @pytest.mark.slow
@@ -75,10 +69,10 @@ def test_sft_on_two_processes_trains_what_one_process_trains(cli, tmp_path: Path
     for a, b in zip(alone, shared):
         assert a["num_tokens"] == b["num_tokens"]
         assert b["loss"] == pytest.approx(a["loss"], rel=1e-4)
-    first, second = final_weights(one), final_weights(two)
+    first, second = weights(one / "final"), weights(two / "final")
     assert first.keys() == second.keys()
     difference = max(float((first[name] - second[name]).abs().max()) for name in first)
-    moved = max(float((second[name] - before).abs().max()) for name, before in initial_weights(tiny_world_model).items())
+    moved = max(float((second[name] - before).abs().max()) for name, before in weights(tiny_world_model).items())
     assert difference < 1e-4 < moved  # measured here: 4.5e-8 apart, where the two steps move weights by up to 3.6e-3
 
     assert len(list((two / "tensorboard").rglob("events.out.tfevents.*"))) == 1

@@ -142,7 +142,7 @@ class PoolWeightTransfer:
 def start_local_servers(config: TrainConfig, model_path: str, run_dir: Path) -> list[Any]:
     """The pool's servers, launched side by side (a start is mostly one core importing vLLM) and then waited for;
     if one fails to start, all are stopped."""
-    from engine.vllm_server import VLLMServer, free_ports
+    from engine.vllm_server import START_TIMEOUT_S, VLLMServer, free_ports
 
     settings = config.async_rl
     # processed logprobs: after temperature, as the trainer computes them for the importance ratio.
@@ -154,7 +154,7 @@ def start_local_servers(config: TrainConfig, model_path: str, run_dir: Path) -> 
         for server in servers:
             server.launch()
         for server in servers:
-            server.wait_ready(300.0)
+            server.wait_ready(START_TIMEOUT_S)
     except BaseException:
         for server in servers:
             server.stop()
