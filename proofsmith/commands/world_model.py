@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         train_proofs = write_world(config.world, world_dir, to_toml(Config(world=config.world)))[1]["train"].proofs
         examples_of(config, run_dir, train_proofs)
         # Training never needs the drawn world or its sympy caches: at levels 1-2 a process that drew them was at
-        # 12.4 GB by step 271, one resumed without drawing at 4.4 GB by step 250 (training itself also grows; see
-        # docs/results/world-model.md).
+        # 12.4 GB by step 271, one resumed without drawing at 4.4 GB by step 250 (the training's own growth, since
+        # stopped by padding to a few batch shapes: docs/results/world-model.md).
         del train_proofs
         clear_world_caches()
     world_summary = json.loads((world_dir / "summary.json").read_text(encoding="utf-8"))
