@@ -39,11 +39,13 @@ def embedded_checkpoint() -> str:
 
 @pytest.fixture(scope="session")
 def tiny_world_model(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A real checkpoint trained from scratch in seconds: the world model of tests/training/world_model/tiny.toml
-    (~100k parameters, a Llama with its own tokenizer and chat template), for tests whose subject is a mechanism
-    (processes, kills and resumes), not the model: a training step takes milliseconds, not the 135M's seconds."""
+    """A real checkpoint trained from scratch in ~35 s: the world model of tests/training/world_model/tiny_roles.toml
+    (~0.4M parameters, a Llama with its own tokenizer and chat template; its world is beside it, ``../world``), for
+    tests whose subject is a mechanism (processes, kills and resumes, a GRPO step), not the model: a training step
+    takes milliseconds, not the 135M's seconds, and its verifier and meta-verifier samples parse often enough that
+    GRPO groups differ in reward."""
     out = tmp_path_factory.mktemp("tiny-world-model") / "run"
-    result = run_cli("world", "model", "--config", str(REPO / "tests" / "training" / "world_model" / "tiny.toml"),
+    result = run_cli("world", "model", "--config", str(REPO / "tests" / "training" / "world_model" / "tiny_roles.toml"),
                      "--out", str(out), "--json")
     assert result.returncode == 0, result.stderr
     return str(out / "final")

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 PROBLEMS = REPO / "tests" / "eval" / "deepseek_math_v2_inputs.json"  # two problems
+PROOFS = 4  # what label and eval verifier work through: the first record, the kill among the rest
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +105,7 @@ def lines(path: Path) -> list[dict]:
 def test_a_server_killed_mid_run_loses_nothing_in_label_search_and_eval(tmp_path: Path, pair) -> None:
     survivor, victim = pair
     proofs = [{"id": f"p{index}", "problem": f"Prove that {index} + {index} is even.", "proof": f"{index} + {index} = 2 * {index}.",
-               "score": [0, 0.5, 1][index % 3]} for index in range(6)]
+               "score": [0, 0.5, 1][index % 3]} for index in range(PROOFS)]
     source = write_jsonl(tmp_path / "proofs.jsonl", proofs)
     grades = write_jsonl(tmp_path / "grades.jsonl", proofs)
     labeled, search_out, eval_out = tmp_path / "labeled.jsonl", tmp_path / "search", tmp_path / "eval"
@@ -158,14 +159,14 @@ def test_a_server_killed_mid_run_loses_nothing_in_label_search_and_eval(tmp_path
         assert "Traceback" not in stderr
 
     label_records = lines(labeled)
-    assert sorted(record["id"] for record in label_records) == [f"p{index}" for index in range(6)]  # all, once each
+    assert sorted(record["id"] for record in label_records) == [f"p{index}" for index in range(PROOFS)]  # all, once each
     assert all(len(record["analyses"]) == 2 for record in label_records)
-    assert json.loads(outputs["label"][0])["records"] == 6
+    assert json.loads(outputs["label"][0])["records"] == PROOFS
 
     items = lines(eval_out / "items.jsonl")
-    assert sorted(item["id"] for item in items) == [f"p{index}" for index in range(6)]
+    assert sorted(item["id"] for item in items) == [f"p{index}" for index in range(PROOFS)]
     assert all("error" not in item and len(item["analyses"]) == 2 for item in items)
-    assert json.loads((eval_out / "metrics.json").read_text(encoding="utf-8"))["counts"]["evaluated"] == 6
+    assert json.loads((eval_out / "metrics.json").read_text(encoding="utf-8"))["counts"]["evaluated"] == PROOFS
 
     summary = json.loads(outputs["search"][0])
     assert [row["id"] for row in summary["problems"]] == ["IMO2099-1", "IMO2099-2"]

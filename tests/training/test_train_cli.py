@@ -129,25 +129,34 @@ def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, cold_start: dict
     assert rerun.returncode == 0 and "already complete" in rerun.stderr
 
 
+def world_rows(model: str, name: str) -> list[dict]:
+    """Rows of the world a tiny world model was trained on (``model``/../world/``name``)."""
+    path = Path(model).parent / "world" / name
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("role", "rows", "completion_tokens"),
-    [("verifier", graded_rows(1, start=20), 96), ("meta-verifier", rated_rows(1)[12:24], 64),
-     ("generator", [json.loads((REPO / "data/bundled/world/train_problems.jsonl").read_text(encoding="utf-8").splitlines()[0])],
-      144)],
-)
+@pytest.mark.parametrize("role", ["verifier", "meta-verifier"])
 def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
-    cli, tmp_path: Path, cold_start: dict[str, Path], role: str, rows: list[dict], completion_tokens: int
+    cli, tmp_path: Path, tiny_world_model: str, role: str
 ) -> None:
-    data, run_dir = write_jsonl(tmp_path / "data.jsonl", rows), tmp_path / "run"
+    """The subject is the GRPO step (TRL, the role's reward, checkpoints, metrics, the final model), so it runs on the
+    tiny world model, whose samples of these roles parse often enough that a group's rewards differ. The generator's
+    step runs on the cold-started 135M below (the tiny model's proofs never parse)."""
     # The verifier is the enhanced one: its step holds its 1 training proof and 1 rated analysis (--meta-data), and it
     # measures greedy agreement before and after on 1 held-out proof and that training proof.
-    measured = ("--set", "data.max_rows=2", "--set", "data.holdout=1", "--set", "grpo.prompts_per_step=2", "--meta-data",
-                str(write_jsonl(tmp_path / "rated.jsonl", rated_rows(1)[:1]))) if role == "verifier" else ()
-    result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
-                 "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
-                 "--max-tokens", str(completion_tokens), "--learning-rate", "1e-4",
-                 "--set", "grpo.save_steps=1", "--set", "scoring.max_tokens=96", "--set", "grpo.prompts_per_step=1", *measured)
+    if role == "verifier":
+        data = write_jsonl(tmp_path / "data.jsonl", world_rows(tiny_world_model, "train.jsonl")[5:7])
+        rated = write_jsonl(tmp_path / "rated.jsonl", world_rows(tiny_world_model, "train_meta.jsonl")[:1])
+        measured = ("--set", "data.max_rows=2", "--set", "data.holdout=1", "--set", "grpo.prompts_per_step=2",
+                    "--meta-data", str(rated))
+    else:
+        data, measured = write_jsonl(tmp_path / "data.jsonl", world_rows(tiny_world_model, "train_meta.jsonl")[1:13]), ()
+    run_dir = tmp_path / "run"
+    result = cli("train", role, "--run-dir", str(run_dir), "--data", str(data), "--model", tiny_world_model,
+                 "--prompts", str(Path(tiny_world_model) / "prompts"), "--json", "--max-steps", "1", "--group-size", "4",
+                 "--max-tokens", "250", "--learning-rate", "1e-4", "--set", "grpo.save_steps=1",
+                 "--set", "scoring.max_tokens=250", "--set", "grpo.prompts_per_step=1", *measured)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 1 and "reward" in summary
@@ -155,29 +164,49 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
         for name, rows_measured in (("holdout", 1), ("training_rows", 1)):
             before, after = summary[name]["before"], summary[name]["after"]
             assert (before["rows"], after["rows"]) == (rows_measured, rows_measured)
-            assert before["model"] == str(cold_start["model"]) and after["model"] == str(run_dir / "final")
+            assert before["model"] == tiny_world_model and after["model"] == str(run_dir / "final")
             assert 0 <= after["exact"] <= 1 and 0 <= after["format_failure_rate"] <= 1
             assert sum(after["predicted"].values()) == rows_measured and set(after["predicted"]) <= {"none", "0", "0.5", "1"}
+    assert_a_grpo_step_was_written(run_dir, Path(tiny_world_model))
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    if measured:  # both tasks were rewarded in the one step: verifications and ratings, half of each
+        assert [record[key] for record in metrics for key in record if key.endswith("task/meta_share")] == [0.5]
+        assert any(key.endswith("rating/reward/rating_agreement") or key.endswith("rating/format_failure_rate")
+                   for record in metrics for key in record)
+    # Every role writes its final model the same way; the verifier's 'after' agreement above loaded run_dir/final in
+    # the transformers engine that `verify` uses and scored its greedy verifications, so the written model loads.
+
+
+def assert_a_grpo_step_was_written(run_dir: Path, start: Path) -> None:
+    """One GRPO step's outputs: complete, one checkpoint, TensorBoard and metrics, a final model whose weights moved."""
     assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
     checkpoints = sorted(path.name for path in (run_dir / "checkpoints").glob("checkpoint-*"))
     assert checkpoints == ["checkpoint-1"]
     assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert any(key.endswith("reward/format") for record in metrics for key in record)
-    if measured:  # both tasks were rewarded in the one step: verifications and ratings, half of each
-        assert [record[key] for record in metrics for key in record if key.endswith("task/meta_share")] == [0.5]
-        assert any(key.endswith("rating/reward/rating_agreement") or key.endswith("rating/format_failure_rate")
-                   for record in metrics for key in record)
-    if role == "generator":  # a world problem: the checker's verdict on the rollouts is logged beside the reward
-        assert any(key.endswith("truth/pass_rate") for record in metrics for key in record)
-    assert changed_weights(cold_start["model"], run_dir / "final") > 0
-    # Every role writes its final model the same way; the verifier's 'after' agreement above loaded run_dir/final in
-    # the transformers engine that `verify` uses and scored its greedy verifications, so the written model loads.
+    assert changed_weights(start, run_dir / "final") > 0  # the group's rewards differed: GRPO had a signal
+
+
+@pytest.mark.slow
+def test_a_real_generator_grpo_step_on_the_cold_started_model(cli, tmp_path: Path, cold_start: dict[str, Path]) -> None:
+    """The generator's GRPO step on a world problem: the checker's verdict on the rollouts is logged beside the reward."""
+    problem = json.loads((REPO / "data/bundled/world/train_problems.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    data, run_dir = write_jsonl(tmp_path / "data.jsonl", [problem]), tmp_path / "run"
+    result = cli("train", "generator", "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
+                 "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
+                 "--max-tokens", "144", "--learning-rate", "1e-4",
+                 "--set", "grpo.save_steps=1", "--set", "scoring.max_tokens=96", "--set", "grpo.prompts_per_step=1")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["steps"] == 1
+    assert_a_grpo_step_was_written(run_dir, cold_start["model"])
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert any(key.endswith("truth/pass_rate") for record in metrics for key in record)
 
 
 @pytest.mark.slow
 def test_two_processes_score_their_rollouts_against_one_shared_server(
-    tmp_path: Path, cold_start: dict[str, Path], vllm_server
+    tmp_path: Path, tiny_world_model: str, vllm_server
 ) -> None:
     """A two-process verifier GRPO step whose meta-verifier (R_meta) is one vLLM server both processes call:
     each process rewards its half of the step's rollouts, and what the server generated is what the
@@ -185,11 +214,13 @@ def test_two_processes_score_their_rollouts_against_one_shared_server(
     from engine.vllm_server import served_generation_tokens
     from launching import launch
 
-    data, run_dir = write_jsonl(tmp_path / "data.jsonl", graded_rows(2, start=20)), tmp_path / "run"
+    # The tiny world model is the policy (its verifications parse often enough to be sent for rating); the
+    # session's server, the 135M, rates them.
+    data, run_dir = write_jsonl(tmp_path / "data.jsonl", world_rows(tiny_world_model, "train.jsonl")[4:8]), tmp_path / "run"
     before = served_generation_tokens(vllm_server.base_url)
-    result = launch("train", "verifier", "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
-                    "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
-                    "--max-tokens", "96", "--set", "grpo.prompts_per_step=2", "--set", "grpo.save_steps=1",
+    result = launch("train", "verifier", "--run-dir", str(run_dir), "--data", str(data), "--model", tiny_world_model,
+                    "--prompts", str(Path(tiny_world_model) / "prompts"), "--json", "--max-steps", "1", "--group-size", "4",
+                    "--max-tokens", "250", "--set", "grpo.prompts_per_step=2", "--set", "grpo.save_steps=1",
                     "--set", "rewards.meta=engine", "--set", "scorer.backend=openai",
                     "--set", f"scorer.base_urls={vllm_server.base_url}", "--set", "scoring.max_tokens=32")
     assert result.returncode == 0, result.stderr

@@ -150,6 +150,7 @@ def test_a_server_kill_is_survived_by_async_training_label_and_engine_retries(
         "--max-concurrency", "1", "--max-retries", "2", "--set", "engine.retry_backoff_s=0.2",
     ]
     label: subprocess.Popen[str] | None = None
+    relabel: subprocess.Popen[str] | None = None
     with open(log, "w", encoding="utf-8") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "proofsmith", "train", "generator", "--config", str(config), "--json"],
                                    cwd=REPO, stdout=subprocess.PIPE, stderr=stderr, text=True)
@@ -181,14 +182,19 @@ def test_a_server_kill_is_survived_by_async_training_label_and_engine_retries(
                     after = engine.generate([ask("After the restart.")])
             finally:
                 restarter.join()
+            # the label rerun resumes through the restarted server while the async run finishes beside it
+            relabel = subprocess.Popen([*label_command, "--json"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
             stdout, _ = process.communicate(timeout=900)
+            relabel_stdout, relabel_stderr = relabel.communicate(timeout=600)
         finally:
             if frozen:
                 os.kill(process.pid, signal.SIGCONT)
             if process.poll() is None:
                 process.kill()
-            if label is not None and label.poll() is None:
-                label.kill()
+            for other in (label, relabel):
+                if other is not None and other.poll() is None:
+                    other.kill()
             if pool_server.process is None:
                 pool_server.start()
 
@@ -200,8 +206,8 @@ def test_a_server_kill_is_survived_by_async_training_label_and_engine_retries(
     assert label.returncode == 2
     assert "server unreachable after 3 attempts" in label_stderr.strip().splitlines()[-1] and "Traceback" not in label_stderr
     assert 2 <= len(finished) < 6 and all(len(record["analyses"]) == 2 for record in finished)
-    relabel = cli(*label_command[3:], "--json")
-    assert relabel.returncode == 0, relabel.stderr
+    assert relabel.returncode == 0, relabel_stderr
+    assert json.loads(relabel_stdout)["records"] == 6
     resumed = read_jsonl(labeled)
     assert sorted(record["id"] for record in resumed) == sorted(f"p{index}" for index in range(6))
     assert [record["id"] for record in resumed][: len(finished)] == [record["id"] for record in finished]
