@@ -24,24 +24,7 @@ def pool_records(directory: Path) -> list[dict]:
     return [json.loads(line) for line in (directory / "pool.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
-def test_search_writes_its_pool_and_result(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
-    out = tmp_path / "search"
-    result = cli("prove", PROBLEM, "--search", "--engine", "transformers", "--rounds", "1", "--out", str(out), "--json", *SMALL)
-    assert result.returncode == 0, result.stderr
-    summary = json.loads(result.stdout)
-    records = pool_records(out)
-    assert summary["pool_size"] == len(records) and 2 <= len(records) <= 3
-    written = json.loads((out / "result.json").read_text(encoding="utf-8"))
-    assert written["best_id"] == summary["best_id"] and written["best"]["proof"] == written["proof"]
-    assert written["completion_tokens"] == sum(record["completion_tokens"] for record in records)
-    assert written["verifier_mean"] == written["best"]["mean_score"]  # the final proof's fields
-    assert written["rounds"] == max(record["round"] for record in records) + 1
-    assert "[search]" in (out / "config.toml").read_text(encoding="utf-8")
-    for record in records:
-        assert record["round"] in (0, 1) and (len(record["analyses"]) == 2) is bool(record["proof"])
-
-
-def test_a_killed_search_resumes(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+def test_a_killed_search_resumes_and_writes_its_pool_and_result(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
     out = tmp_path / "search"
     command = [sys.executable, "-m", "proofsmith", "prove", PROBLEM, "--search", "--engine", "transformers",
                "--rounds", "2", "--out", str(out), *KILLED]
@@ -61,8 +44,19 @@ def test_a_killed_search_resumes(cli, tmp_path: Path, embedded_checkpoint: str) 
     assert [record["id"] for record in records][: len(kept)] == kept
     assert len({record["id"] for record in records}) == len(records)
     # --rounds 2: the first pool and two refinement rounds, all run (no proof of this model passes every check)
-    assert json.loads(result.stdout)["stopped"] == "round limit"
+    summary = json.loads(result.stdout)
+    assert summary["stopped"] == "round limit"
     assert json.loads(state.read_text())["completed_rounds"] == 3
+    # what the finished search wrote: its pool, the result of the best proof, its config
+    assert summary["pool_size"] == len(records)
+    written = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert written["best_id"] == summary["best_id"] and written["best"]["proof"] == written["proof"]
+    assert written["completion_tokens"] == sum(record["completion_tokens"] for record in records)
+    assert written["verifier_mean"] == written["best"]["mean_score"]  # the final proof's fields
+    assert written["rounds"] == max(record["round"] for record in records) + 1 == 3
+    assert "[search]" in (out / "config.toml").read_text(encoding="utf-8")
+    for record in records:
+        assert record["round"] in (0, 1, 2) and (len(record["analyses"]) == 2) is bool(record["proof"])
 
 
 def test_search_through_a_real_server(cli, tmp_path: Path, vllm_server) -> None:
