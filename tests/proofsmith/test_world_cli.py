@@ -67,21 +67,16 @@ def test_bad_world_settings_are_one_line_errors(cli, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
-    """The CI pass of the world: its data, a real cold-start step on it, then eval verifier and eval prover
-    with that model, whose truth metrics must come from this run (no thresholds: the model is barely trained)."""
-    world, sft, run, proved = tmp_path / "world", tmp_path / "sft", tmp_path / "eval", tmp_path / "prover"
-    assert cli("world", "--out", str(world), *SMALL).returncode == 0
-    trained = cli("train", "sft", "--run-dir", str(sft), "--data", str(world / "train.jsonl"), "--meta-data",
-                  str(world / "train_meta.jsonl"), "--sft-steps", "1", "--set", "sft.batch_size=2",
-                  "--set", "sft.max_length=1024", "--set", "model.lora=false",
-                  "--set", "sft.formats=verifier,generator,meta-verifier", "--json")
-    assert trained.returncode == 0, trained.stderr
-    assert json.loads(trained.stdout)["steps"] == 1
-    model = str(sft / "final")
+def test_eval_verifier_and_eval_prover_against_the_checker(cli, tmp_path: Path, tiny_world_model: str) -> None:
+    """The CI pass of the world: eval verifier and eval prover with a model trained on a world (the session's tiny
+    world model, on its own world), whose truth metrics must come from this run (no thresholds: the model is tiny).
+    (The world's rows in training: tests/training/test_multi_process.py trains on data/bundled/world.)"""
+    run, proved = tmp_path / "eval", tmp_path / "prover"
+    world, model = Path(tiny_world_model).parent / "world", tiny_world_model
+    prompts = ("--prompts", str(Path(model) / "prompts"), "--set", "engine.max_model_len=1024")
     result = cli("eval", "verifier", str(world / "test_in.jsonl"), "--out", str(run), "--engine", "transformers",
-                 "--model", model, "--max-items", "3", "--samples", "2", "--meta", "0", "--max-tokens", "24",
-                 "--seed", "0", "--json")
+                 "--model", model, "--max-items", "3", "--samples", "2", "--meta", "0", "--max-tokens", "200",
+                 "--seed", "0", "--json", *prompts)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
@@ -99,12 +94,12 @@ def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Pa
     assert truth["majority_class"]["accuracy"] == max(Counter(row["score"] for row in rows).values()) / 3
     page = (run / "report.html").read_text(encoding="utf-8")
     assert '<table id="truth-vs-n">' in page and page.count("data:image/png;base64,") >= 4
-    result = cli("eval", "prover", str(world / "test_out_problems.jsonl"), "--out", str(proved), "--engine", "transformers",
-                 "--model", model, "--max-items", "1", "--max-rounds", "2", "--max-tokens", "48",
-                 "--grader-max-tokens", "16", "--seed", "0", "--json")
+    result = cli("eval", "prover", str(world / "test_in_problems.jsonl"), "--out", str(proved), "--engine", "transformers",
+                 "--model", model, "--max-items", "1", "--max-rounds", "2", "--max-tokens", "200",
+                 "--grader-max-tokens", "16", "--seed", "0", "--json", *prompts)
     assert result.returncode == 0, result.stderr
     (record,) = [json.loads(line) for line in (proved / "items.jsonl").read_text(encoding="utf-8").splitlines()]
-    goal = rows_of(world / "test_out_problems.jsonl")[0]["goal"]
+    goal = rows_of(world / "test_in_problems.jsonl")[0]["goal"]
     verdict = check([parse_claim(claim) for claim in goal], record["proof"])  # the checker's verdict on this run's proof
     assert (record["truth"]["score"], record["truth"]["first_bad_step"]) == (verdict.score, verdict.first_bad_step)
     total = json.loads(result.stdout)["total"]
@@ -113,9 +108,9 @@ def test_world_then_a_cold_start_then_eval_against_the_checker(cli, tmp_path: Pa
     assert len(record["true_score_by_round"]) == 2 and record["true_score_by_round"][-1] == verdict.score
     assert set(total["true_pass_rate_by_round"]) == {"1", "2"}
     searched = tmp_path / "searched"
-    result = cli("eval", "prover", str(world / "test_out_problems.jsonl"), "--out", str(searched), "--engine", "transformers",
+    result = cli("eval", "prover", str(world / "test_in_problems.jsonl"), "--out", str(searched), "--engine", "transformers",
                  "--model", model, "--max-items", "1", "--mode", "search", "--pool", "2", "--verify-samples", "1",
-                 "--rounds", "0", "--max-tokens", "48", "--grader-max-tokens", "16", "--seed", "0", "--json")
+                 "--rounds", "0", "--max-tokens", "200", "--grader-max-tokens", "16", "--seed", "0", "--json", *prompts)
     assert result.returncode == 0, result.stderr
     (record,) = [json.loads(line) for line in (searched / "items.jsonl").read_text(encoding="utf-8").splitlines()]
     pool = [json.loads(line) for line in next(searched.glob("search/*/pool.jsonl")).read_text(encoding="utf-8").splitlines()]
