@@ -1,4 +1,4 @@
-"""``proofsmith train``: bad configs fail before any model loads; real GRPO/SFT steps on the embedded model."""
+"""``proofsmith train``: bad configs fail before any model loads; real GRPO/SFT steps on the embedded model and a tiny world model."""
 
 from __future__ import annotations
 
