@@ -40,7 +40,9 @@ def held_out_correct(run: Path, per_group: int) -> list[dict[str, Any]]:
     return rows
 
 
-def measure(checkpoint: Path, tokenizer: Any, prompts: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def measure(checkpoint: Path, tokenizer: Any, prompts: Path, rows: list[dict[str, Any]], trained: set[str]) -> dict[str, Any]:
+    """Digit and other-token accuracy overall, per family and level, and split by whether the proof's template was
+    trained on (test_in holds each training family's held-out template too: ``world.held_out_templates``)."""
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -58,9 +60,10 @@ def measure(checkpoint: Path, tokenizer: Any, prompts: Path, rows: list[dict[str
         with torch.no_grad():
             predicted = model(ids).logits[0, len(prompt) - 1:-1].argmax(-1).tolist()
         group = f"{row['family']} {row.get('difficulty', 1)}"
+        template = "seen template" if row.get("template") in trained else "held-out template"
         for token, guess in zip(answer, predicted):
             kind = "digits" if tokenizer.decode([token]).strip().isdigit() else "other"
-            for name in (kind, f"{group} {kind}"):
+            for name in (kind, f"{group} {kind}", f"{template} {kind}", f"{template} {row['family']} {kind}"):
                 counts[name][0] += int(guess == token)
                 counts[name][1] += 1
     return {name: {"accuracy": round(right / total, 4), "tokens": total} for name, (right, total) in sorted(counts.items())}
@@ -83,9 +86,11 @@ def main() -> None:
         if not path.exists():
             raise SystemExit(f"world_model_digits.py: {path} not found: is {path.parent} {wanted}?")
     rows, tokenizer = held_out_correct(args.run, args.per_group), load_tokenizer(args.run / "tokenizer")
+    trained = {json.loads(line).get("template") for line in
+               (args.run / "world" / "train.jsonl").read_text(encoding="utf-8").splitlines()}
     results = {"run": str(args.run), "proofs": len(rows), "checkpoints": {}}
     for checkpoint in args.checkpoint:
-        figures = measure(checkpoint, tokenizer, prompts, rows)
+        figures = measure(checkpoint, tokenizer, prompts, rows, trained)
         results["checkpoints"][str(checkpoint)] = figures
         print(f"{checkpoint}: digits {figures['digits']['accuracy']:.3f} of {figures['digits']['tokens']}, "
               f"other tokens {figures['other']['accuracy']:.3f} of {figures['other']['tokens']}", flush=True)
