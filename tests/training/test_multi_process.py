@@ -2,8 +2,8 @@
 ``train loop`` (its verifier and generator GRPO stages, labels and rejection fine-tuning; killed after
 its first stage and resumed), a rank killed mid-run and resumed, and async GRPO refused (how the
 tests launch: ``tests/launching.py``).
-A two-process GRPO step scored by one shared server is in ``test_train_cli.py`` (it needs the
-cold-started model there).
+A two-process GRPO step scored by one shared server is in ``test_train_cli.py`` (beside the
+other GRPO steps).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from data.jsonl import read_jsonl
 from parity_sets import graded_rows, rated_rows
 from train_inputs import write_jsonl, write_short_prompts
 
@@ -131,8 +132,7 @@ def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, cold_start: dict
 
 def world_rows(model: str, name: str) -> list[dict]:
     """Rows of the world a tiny world model was trained on (``model``/../world/``name``)."""
-    path = Path(model).parent / "world" / name
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return read_jsonl(Path(model).parent / "world" / name)
 
 
 @pytest.mark.slow
@@ -167,8 +167,7 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
             assert before["model"] == tiny_world_model and after["model"] == str(run_dir / "final")
             assert 0 <= after["exact"] <= 1 and 0 <= after["format_failure_rate"] <= 1
             assert sum(after["predicted"].values()) == rows_measured and set(after["predicted"]) <= {"none", "0", "0.5", "1"}
-    assert_a_grpo_step_was_written(run_dir, Path(tiny_world_model))
-    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    metrics = assert_a_grpo_step_was_written(run_dir, Path(tiny_world_model))
     if measured:  # both tasks were rewarded in the one step: verifications and ratings, half of each
         assert [record[key] for record in metrics for key in record if key.endswith("task/meta_share")] == [0.5]
         assert any(key.endswith("rating/reward/rating_agreement") or key.endswith("rating/format_failure_rate")
@@ -177,21 +176,23 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     # the transformers engine that `verify` uses and scored its greedy verifications, so the written model loads.
 
 
-def assert_a_grpo_step_was_written(run_dir: Path, start: Path) -> None:
-    """One GRPO step's outputs: complete, one checkpoint, TensorBoard and metrics, a final model whose weights moved."""
+def assert_a_grpo_step_was_written(run_dir: Path, start: Path) -> list[dict]:
+    """One GRPO step's outputs: complete, one checkpoint, TensorBoard and metrics, a final model whose weights moved.
+    Returns the metrics records."""
     assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
     checkpoints = sorted(path.name for path in (run_dir / "checkpoints").glob("checkpoint-*"))
     assert checkpoints == ["checkpoint-1"]
     assert list((run_dir / "tensorboard").rglob("events.out.tfevents.*"))
-    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    metrics = read_jsonl(run_dir / "metrics.jsonl")
     assert any(key.endswith("reward/format") for record in metrics for key in record)
     assert changed_weights(start, run_dir / "final") > 0  # the group's rewards differed: GRPO had a signal
+    return metrics
 
 
 @pytest.mark.slow
 def test_a_real_generator_grpo_step_on_the_cold_started_model(cli, tmp_path: Path, cold_start: dict[str, Path]) -> None:
     """The generator's GRPO step on a world problem: the checker's verdict on the rollouts is logged beside the reward."""
-    problem = json.loads((REPO / "data/bundled/world/train_problems.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    problem = read_jsonl(REPO / "data/bundled/world/train_problems.jsonl")[0]
     data, run_dir = write_jsonl(tmp_path / "data.jsonl", [problem]), tmp_path / "run"
     result = cli("train", "generator", "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
                  "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
@@ -199,8 +200,7 @@ def test_a_real_generator_grpo_step_on_the_cold_started_model(cli, tmp_path: Pat
                  "--set", "grpo.save_steps=1", "--set", "scoring.max_tokens=96", "--set", "grpo.prompts_per_step=1")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["steps"] == 1
-    assert_a_grpo_step_was_written(run_dir, cold_start["model"])
-    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    metrics = assert_a_grpo_step_was_written(run_dir, cold_start["model"])
     assert any(key.endswith("truth/pass_rate") for record in metrics for key in record)
 
 
@@ -225,7 +225,7 @@ def test_two_processes_score_their_rollouts_against_one_shared_server(
                     "--set", f"scorer.base_urls={vllm_server.base_url}", "--set", "scoring.max_tokens=32")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["steps"] == 1
-    step = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()][0]
+    step = read_jsonl(run_dir / "metrics.jsonl")[0]
     assert [step[f"process/rank{rank}/rollouts"] for rank in (0, 1)] == [4.0, 4.0]
     asked = sum(step[f"process/rank{rank}/scoring_tokens"] for rank in (0, 1))
     assert asked > 0 and served_generation_tokens(vllm_server.base_url) - before == asked
