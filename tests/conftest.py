@@ -38,17 +38,14 @@ def embedded_checkpoint() -> str:
 
 
 @pytest.fixture(scope="session")
-def tiny_world_model(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A real checkpoint trained from scratch in ~35 s: the world model of tests/training/world_model/tiny_roles.toml
-    (~0.4M parameters, a Llama with its own tokenizer and chat template; its world is beside it, ``../world``), for
-    tests whose subject is a mechanism (processes, kills and resumes, a GRPO step), not the model: a training step
-    takes milliseconds, not the 135M's seconds, and its verifier and meta-verifier samples parse often enough that
-    GRPO groups differ in reward."""
-    out = tmp_path_factory.mktemp("tiny-world-model") / "run"
-    result = run_cli("world", "model", "--config", str(REPO / "tests" / "training" / "world_model" / "tiny_roles.toml"),
-                     "--out", str(out), "--json")
-    assert result.returncode == 0, result.stderr
-    return str(out / "final")
+def tiny_world_model() -> str:
+    """A real checkpoint shipped with the tests (tests/fixtures/tiny-world-model/final, 1.5 MB): the world model of
+    tests/training/world_model/tiny_roles.toml (~0.4M parameters, a Llama with its own tokenizer and chat template,
+    trained from scratch for 2.5 minutes; that file says how to reproduce it; its world is beside it, ``../world``),
+    for tests whose subject is a mechanism (processes, kills and resumes, a GRPO step), not the model: a training step
+    takes milliseconds, not the 135M's seconds, and the samples of all three roles usually parse, so GRPO groups differ
+    in reward. Tests read it and never write into it."""
+    return str(REPO / "tests" / "fixtures" / "tiny-world-model" / "final")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""``proofsmith train``: bad configs fail before any model loads; real GRPO/SFT steps on the embedded model and a tiny world model."""
+"""``proofsmith train``: bad configs fail before any model loads; real GRPO and SFT steps on the tiny world model
+shipped with the tests (tests/fixtures/tiny-world-model)."""
 
 from __future__ import annotations
 
@@ -90,43 +91,28 @@ def changed_weights(before: Path, after: Path) -> int:
     return sum(1 for name, value in new.items() if name in old and not torch.equal(old[name], value))  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def cold_start(cli, tmp_path_factory: pytest.TempPathFactory, embedded_checkpoint: str) -> dict[str, Path]:
-    """A real `train sft` cold start that writes all three formats, with short prompts so CPU steps are quick.
-
-    GRPO learns only from groups whose rewards differ, and the base 135M model never writes
-    a parsable verdict; after this cold start it does, with uncertain scores (see the data).
-    """
-    folder = tmp_path_factory.mktemp("cold_start")
-    prompts = write_short_prompts(folder / "prompts")
-    # Each proof appears with every claimed score (the score column is the analysis' claim), so the
-    # cold-started model is unsure which score to give: rollouts of one prompt differ, GRPO has signal.
-    # float32 in random order (not bf16 autocast and length-grouped batches, the defaults where the CPU
-    # has bf16): the GRPO tests below need this model's rollouts to differ in reward, which was checked
-    # for the model these settings train, and its weights must not depend on the CPU.
+@pytest.mark.slow
+def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, tmp_path: Path, tiny_world_model: str) -> None:
+    """A real `train sft` cold start of all three formats (on the tiny world model: the subject is the command, the
+    135M's SFT runs in tests/training/role_data and test_multi_process), a model `prove` loads, and a rerun that
+    finds the run complete."""
+    prompts = write_short_prompts(tmp_path / "prompts")
+    # Each proof appears with every claimed score (the score column is the analysis' claim).
     rows = [{**row, "score": float(str(row["id"]).rpartition("-c")[2])} for row in rated_rows(2)]
-    data = write_jsonl(folder / "rated.jsonl", rows)
-    run_dir = folder / "sft"
+    data, run_dir = write_jsonl(tmp_path / "rated.jsonl", rows), tmp_path / "sft"
+    formats = ("--set", "sft.formats=verifier,generator,meta-verifier")
     result = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--prompts", str(prompts),
-                 "--json", "--sft-steps", "8", "--set", "sft.batch_size=4", "--set", "sft.learning_rate=5e-4",
-                 "--set", "sft.max_length=256", "--set", "model.lora=false", "--set", "sft.precision=fp32",
-                 "--set", "sft.group_by_length=false", "--set", "sft.formats=verifier,generator,meta-verifier")
+                 "--model", tiny_world_model, "--json", "--sft-steps", "8", "--set", "sft.batch_size=4",
+                 "--set", "sft.learning_rate=5e-4", "--set", "sft.max_length=256", "--set", "model.lora=false", *formats)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 8 and summary["loss"]["last"] < summary["loss"]["first"]
-    return {"model": run_dir / "final", "prompts": prompts, "run_dir": run_dir, "data": data}
-
-
-@pytest.mark.slow
-def test_sft_cold_start_writes_a_model_that_prove_can_load(cli, cold_start: dict[str, Path], embedded_checkpoint: str) -> None:
-    run_dir = cold_start["run_dir"]
     assert (run_dir / "COMPLETE").exists() and (run_dir / "rewards.png").stat().st_size > 0
-    assert changed_weights(Path(embedded_checkpoint), run_dir / "final") > 0
+    assert changed_weights(Path(tiny_world_model), run_dir / "final") > 0
     proved = cli("prove", "Prove that 2 + 2 = 4.", "--engine", "transformers", "--model", str(run_dir / "final"),
-                 "--max-rounds", "1", "--max-tokens", "8", "--json")
+                 "--prompts", str(prompts), "--max-rounds", "1", "--max-tokens", "8", "--json")
     assert proved.returncode == 0, proved.stderr
-    rerun = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(cold_start["data"]), "--json",
-                "--set", "sft.formats=verifier,generator,meta-verifier")
+    rerun = cli("train", "sft", "--run-dir", str(run_dir), "--data", str(data), "--json", *formats)
     assert rerun.returncode == 0 and "already complete" in rerun.stderr
 
 
@@ -141,8 +127,8 @@ def test_a_real_grpo_step_changes_weights_and_writes_a_loadable_model(
     cli, tmp_path: Path, tiny_world_model: str, role: str
 ) -> None:
     """The subject is the GRPO step (TRL, the role's reward, checkpoints, metrics, the final model), so it runs on the
-    tiny world model, whose samples of these roles parse often enough that a group's rewards differ. The generator's
-    step runs on the cold-started 135M below (the tiny model's proofs never parse)."""
+    tiny world model, whose samples of these roles parse often enough that a group's rewards differ (the generator's
+    step: below)."""
     # The verifier is the enhanced one: its step holds its 1 training proof and 1 rated analysis (--meta-data), and it
     # measures greedy agreement before and after on 1 held-out proof and that training proof.
     if role == "verifier":
@@ -190,17 +176,17 @@ def assert_a_grpo_step_was_written(run_dir: Path, start: Path) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_a_real_generator_grpo_step_on_the_cold_started_model(cli, tmp_path: Path, cold_start: dict[str, Path]) -> None:
+def test_a_real_generator_grpo_step(cli, tmp_path: Path, tiny_world_model: str) -> None:
     """The generator's GRPO step on a world problem: the checker's verdict on the rollouts is logged beside the reward."""
-    problem = read_jsonl(REPO / "data/bundled/world/train_problems.jsonl")[0]
+    problem = world_rows(tiny_world_model, "train_problems.jsonl")[0]
     data, run_dir = write_jsonl(tmp_path / "data.jsonl", [problem]), tmp_path / "run"
-    result = cli("train", "generator", "--run-dir", str(run_dir), "--data", str(data), "--model", str(cold_start["model"]),
-                 "--prompts", str(cold_start["prompts"]), "--json", "--max-steps", "1", "--group-size", "4",
-                 "--max-tokens", "144", "--learning-rate", "1e-4",
-                 "--set", "grpo.save_steps=1", "--set", "scoring.max_tokens=96", "--set", "grpo.prompts_per_step=1")
+    result = cli("train", "generator", "--run-dir", str(run_dir), "--data", str(data), "--model", tiny_world_model,
+                 "--prompts", str(Path(tiny_world_model) / "prompts"), "--json", "--max-steps", "1", "--group-size", "4",
+                 "--max-tokens", "400", "--learning-rate", "1e-4",
+                 "--set", "grpo.save_steps=1", "--set", "scoring.max_tokens=250", "--set", "grpo.prompts_per_step=1")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["steps"] == 1
-    metrics = assert_a_grpo_step_was_written(run_dir, cold_start["model"])
+    metrics = assert_a_grpo_step_was_written(run_dir, Path(tiny_world_model))
     assert any(key.endswith("truth/pass_rate") for record in metrics for key in record)
 
 
