@@ -72,8 +72,8 @@ def test_the_requests_of_one_call_spread_over_both_servers(pair) -> None:
 def test_short_requests_go_around_a_long_one(pair) -> None:
     """While one server works on a long request, the short ones beside it all go to the other (round-robin sent half there)."""
     engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=[server.base_url for server in pair], model="smollm2"))
-    # Long whatever the model writes: a ~2000-token prompt takes seconds of prefill on a CPU.
-    long_prompt = "Here is a list of numbers: " + ", ".join(str(number) for number in range(700)) + ". Continue the list."
+    # Long whatever the model writes: a ~900-token prompt takes seconds of prefill on a CPU.
+    long_prompt = "Here is a list of numbers: " + ", ".join(str(number) for number in range(300)) + ". Continue the list."
 
     async def run() -> list[list[int]]:
         async with engine.session() as session:

@@ -132,11 +132,12 @@ def test_verify_on_the_embedded_model_makes_no_attempt(tmp_path: Path, embedded_
 
 @pytest.mark.slow
 def test_a_trl_trainer_start_pings_the_hub_only_when_the_user_turns_telemetry_back_on(
-    tmp_path: Path, embedded_checkpoint: str
+    tmp_path: Path, tiny_world_model: str
 ) -> None:
     """One SFT step on TRL's SFTTrainer, whose start sends telemetry unless told not to.
 
-    The shipped CPU recipe, made small: one pair of the bundled proofs and a one-line prompt.
+    The shipped CPU recipe, made small: one pair of the bundled proofs, a one-line prompt, and the tiny world model
+    (the subject is the trainer's start, not the model).
     """
     data = tmp_path / "rated.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in rated_rows(1)), encoding="utf-8")
@@ -147,7 +148,8 @@ def test_a_trl_trainer_start_pings_the_hub_only_when_the_user_turns_telemetry_ba
     def train(run: str) -> tuple[str, ...]:
         return ("-m", "proofsmith", "train", "sft", "--config", "configs/sft_cpu.toml", "--run-dir", str(tmp_path / run),
                 "--data", str(data), "--prompts", str(prompts), "--sft-steps", "1", "--set", "sft.batch_size=2",
-                "--set", "sft.max_length=256", "--set", "sft.formats=verifier", "--set", "model.lora=true", "--json")
+                "--set", "sft.max_length=256", "--set", "sft.formats=verifier", "--set", "model.lora=true",
+                "--model", tiny_world_model, "--json")
 
     result, attempts = guarded(tmp_path, *train("offline"))
     assert result.returncode == 0, result.stderr

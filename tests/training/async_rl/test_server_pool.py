@@ -1,4 +1,5 @@
-"""The pool's bookkeeping without servers; pushes to real servers and revival are in test_async_train.py."""
+"""The pool's bookkeeping without servers, a push through a pool of a real server and a dead one; a run's pushes and
+revival are in test_async_train.py."""
 
 from __future__ import annotations
 
@@ -41,3 +42,14 @@ def test_a_dead_server_that_does_not_answer_stays_out_and_a_push_to_it_drops_it(
 def test_a_pool_needs_a_server() -> None:
     with pytest.raises(ValueError, match="at least one server"):
         ServerPool([])
+
+
+@pytest.mark.slow
+def test_a_push_goes_past_a_dead_server_to_every_live_one(vllm_server, embedded_checkpoint: str) -> None:
+    """The dead server comes first: the push drops it and still reaches the real one (the session's server, given
+    the weights it already serves)."""
+    dead = nowhere()
+    pool = ServerPool([dead, vllm_server.base_url], push_timeout_s=120.0)
+    timings = pool.push(Path(embedded_checkpoint), version=1)
+    assert list(timings) == [vllm_server.base_url] and timings[vllm_server.base_url] > 0
+    assert pool.live() == [vllm_server.base_url] and pool.dead() == [dead] and pool.version == 1
