@@ -266,7 +266,7 @@ def test_prover_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(c
 def test_eval_prover_on_the_embedded_model_then_resume(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
     data, out = write_benchmark(tmp_path), tmp_path / "run"
     args = ("eval", "prover", str(data), "--out", str(out), "--select", "PB-Basic", "--max-rounds", "1",
-            "--max-tokens", "96", "--grader-max-tokens", "48", "--engine", "transformers", "--seed", "0", "--json")
+            "--max-tokens", "48", "--grader-max-tokens", "24", "--engine", "transformers", "--seed", "0", "--json")
     result = cli(*args, "--max-items", "1")
     assert result.returncode == 0, result.stderr
     first = json.loads(result.stdout)

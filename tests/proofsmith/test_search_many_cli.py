@@ -62,7 +62,7 @@ def test_many_problems_through_a_real_server_count_every_token_and_resume(cli, t
     from engine.vllm_server import served_generation_tokens
 
     out = tmp_path / "run"
-    # 32 tokens (the lockstep test's 64 halved): what is counted here does not depend on how long the proofs are
+    # 32-token proofs (as in the lockstep test): what is counted here does not depend on how long the proofs are
     args = ("prove", "--search", "--problems", str(SAMPLE), "--base-url", vllm_server.base_url, "--out", str(out), "--json", *TINY,
             "--max-tokens", "32")
     before = served_generation_tokens(vllm_server.base_url)
@@ -120,7 +120,7 @@ def test_lockstep_through_a_real_server(tmp_path: Path, vllm_server) -> None:
     tasks = [SearchTask(problem.id, problem.problem, tmp_path / problem.id) for problem in read_benchmark_problems(SAMPLE)]
     config = SearchConfig(pool=2, verify_samples=2, top_k=1, rounds=1, stop_at_full_pass=False)
     before = served_generation_tokens(vllm_server.base_url)
-    pools = search_many(engine, tasks, config, SamplingConfig(max_tokens=64, seed=0), per_problem_tasks=False)
+    pools = search_many(engine, tasks, config, SamplingConfig(max_tokens=32, seed=0), per_problem_tasks=False)
     with_proof = [sum(1 for c in pools[task.id] if c.proof and c.round == 0) for task in tasks]
     # Both problems' requests in each call: round 0's proofs (one one-sample request each), then their verifications.
     assert engine.calls[:2] == [len(tasks) * config.pool, sum(with_proof)] and len(engine.calls) <= 4
