@@ -26,13 +26,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from data.jsonl import read_jsonl  # noqa: E402  (the repository root is on the path only from here)
+
 
 def held_out_correct(run: Path, per_group: int) -> list[dict[str, Any]]:
     """Up to ``per_group`` correct test_in proofs per (family, level), in file order."""
     taken: dict[tuple[str, int], int] = defaultdict(int)
     rows = []
-    for line in (run / "world" / "test_in.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for row in read_jsonl(run / "world" / "test_in.jsonl"):
         group = (row["family"], int(row.get("difficulty", 1)))
         if row["score"] == 1.0 and taken[group] < per_group:
             taken[group] += 1
@@ -86,8 +87,7 @@ def main() -> None:
         if not path.exists():
             raise SystemExit(f"world_model_digits.py: {path} not found: is {path.parent} {wanted}?")
     rows, tokenizer = held_out_correct(args.run, args.per_group), load_tokenizer(args.run / "tokenizer")
-    trained = {json.loads(line).get("template") for line in
-               (args.run / "world" / "train.jsonl").read_text(encoding="utf-8").splitlines()}
+    trained = {row.get("template") for row in read_jsonl(args.run / "world" / "train.jsonl")}
     results = {"run": str(args.run), "proofs": len(rows), "checkpoints": {}}
     for checkpoint in args.checkpoint:
         figures = measure(checkpoint, tokenizer, prompts, rows, trained)

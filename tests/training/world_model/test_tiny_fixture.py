@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from data.jsonl import read_jsonl
 from proofsmith.config import Config, resolve_config, to_toml
 from training.world_model.config import WorldModelConfig
 
@@ -30,5 +31,5 @@ def test_the_shipped_world_is_the_one_its_config_draws() -> None:
     config = resolve_config(CONFIG, root=WorldModelConfig)
     assert (REPO / FIXTURE / "world" / "config.toml").read_text(encoding="utf-8") == to_toml(Config(world=config.world))
     summary = json.loads((REPO / FIXTURE / "world" / "summary.json").read_text(encoding="utf-8"))
-    problems = (REPO / FIXTURE / "world" / "train_problems.jsonl").read_text(encoding="utf-8").splitlines()
+    problems = read_jsonl(REPO / FIXTURE / "world" / "train_problems.jsonl")
     assert summary["splits"]["train"]["problems"] == len(problems) > 0
