@@ -1,8 +1,12 @@
 """Where a model stands on the world, per family and level: its generator's pass rates and its verifier's recalls.
 
 Input: the records ``eval.calibration_run`` writes, one per problem (``generations``) and one
-per proof (``verifications``), each with its ``split``, ``family``, ``level`` and ``template``.
-Every metric is measured against the checker, never against a model:
+per proof (``verifications``), each with its ``split``, ``family``, ``level``, ``template`` and
+``templates`` (``seen``: a template the training split draws from; ``held-out``: one it never
+does). Groups are (split, family, level, templates), so a test split's fresh problems of seen
+templates are never averaged with its unseen templates; each split also gets an ``all`` row,
+and one per kind of template when it has both. Every metric is measured against the checker,
+never against a model:
 
 - generator, per problem of k samples: ``passes`` (the checker scores the written proof 1).
   ``pass@1`` = the mean pass rate of the samples; ``pass@k`` = the share of problems with at
@@ -28,22 +32,30 @@ from typing import Any
 from eval.intervals import bootstrap_intervals
 from eval.truth import SCALE, Truth, truth_report
 
-GroupKey = tuple[str, str, int]
-"""(split, family, level)."""
+GroupKey = tuple[str, str, int, str]
+"""(split, family, level, templates)."""
 ALL = "all"
 
 
 def group_key(record: Mapping[str, Any]) -> GroupKey:
-    return str(record["split"]), str(record["family"]), int(record["level"])
+    return str(record["split"]), str(record["family"]), int(record["level"]), str(record.get("templates", ""))
 
 
 def groups(records: Iterable[Mapping[str, Any]]) -> dict[GroupKey, list[Mapping[str, Any]]]:
-    """Records by (split, family, level), and by (split, 'all', 0) for each split's whole."""
+    """Records by (split, family, level, templates); by (split, 'all', 0, '') for each split's whole, and by
+    (split, 'all', 0, templates) for each kind of template of a split that has both."""
+    records = list(records)
     found: dict[GroupKey, list[Mapping[str, Any]]] = {}
+    kinds: dict[str, set[str]] = {}
     for record in records:
         key = group_key(record)
         found.setdefault(key, []).append(record)
-        found.setdefault((key[0], ALL, 0), []).append(record)
+        found.setdefault((key[0], ALL, 0, ""), []).append(record)
+        kinds.setdefault(key[0], set()).add(key[3])
+    for record in records:
+        split, _, _, templates = group_key(record)
+        if len(kinds[split]) > 1:
+            found.setdefault((split, ALL, 0, templates), []).append(record)
     return dict(sorted(found.items()))
 
 
@@ -99,12 +111,12 @@ MIN_GROUP = 5
 
 def calibration_table(generations: Sequence[Mapping[str, Any]], verifications: Sequence[Mapping[str, Any]],
                       minimum: int = MIN_GROUP) -> list[dict[str, Any]]:
-    """One row per (split, family, level) present in either list, and one per split ('all')."""
+    """One row per (split, family, level, templates) present in either list, and the 'all' rows of ``groups``."""
     generated, verified = groups(generations), groups(verifications)
     rows = []
     for key in sorted(set(generated) | set(verified)):
-        split, family, level = key
-        row: dict[str, Any] = {"split": split, "family": family, "level": level}
+        split, family, level, templates = key
+        row: dict[str, Any] = {"split": split, "family": family, "level": level, "templates": templates}
         if key in generated:
             row["problems"] = len(generated[key])
             row["generator"] = with_intervals(generated[key], generator_values, minimum)
@@ -116,8 +128,9 @@ def calibration_table(generations: Sequence[Mapping[str, Any]], verifications: S
 
 
 def edge_groups(rows: Sequence[Mapping[str, Any]], low: float, high: float) -> list[dict[str, Any]]:
-    """The (split, family, level) rows whose generator pass@1 lies strictly between ``low`` and ``high``."""
-    return [{"split": row["split"], "family": row["family"], "level": row["level"], "pass@1": row["generator"]["pass@1"]}
+    """The (split, family, level, templates) rows whose generator pass@1 lies strictly between ``low`` and ``high``."""
+    return [{"split": row["split"], "family": row["family"], "level": row["level"], "templates": row.get("templates", ""),
+             "pass@1": row["generator"]["pass@1"]}
             for row in rows if row["family"] != ALL and "generator" in row
             and row["generator"]["pass@1"] is not None and low < row["generator"]["pass@1"] < high]
 
@@ -138,15 +151,15 @@ def interval_text(row: Mapping[str, Any], name: str) -> str:
 
 def markdown_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """The table as Markdown (values with their 95 % intervals)."""
-    lines = ["| split | family | level | problems | pass@1 | pass@k | proofs | recall 0 | recall 0.5 | recall 1 | "
+    lines = ["| split | family | level | templates | problems | pass@1 | pass@k | proofs | recall 0 | recall 0.5 | recall 1 | "
              "balanced acc. (majority class) | localisation (random step) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         generator, verifier = row.get("generator", {}), row.get("verifier", {})
         majority = verifier.get("majority_class", {}).get("balanced_accuracy")
         random_step = verifier.get("random_step", {}).get("localisation")
         lines.append(" | ".join([
-            f"| {row['split']}", row["family"], str(row["level"] or ""), str(row.get("problems", "")),
+            f"| {row['split']}", row["family"], str(row["level"] or ""), row.get("templates", ""), str(row.get("problems", "")),
             interval_text(generator, "pass@1") if generator else "", interval_text(generator, "pass@k") if generator else "",
             str(row.get("proofs", "")),
             *(interval_text(verifier, f"recall_{score:g}") if verifier else "" for score in SCALE),

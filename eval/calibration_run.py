@@ -41,40 +41,67 @@ def level_of(row: Mapping[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
-def read_split(data: Path, split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(problems, proofs) of one split of a world directory; a missing file is one input error."""
+def training_templates(data: Path) -> set[tuple[str, str]] | None:
+    """(family, template) pairs of the world's training problems (its problems' ``category`` and ``level``, the
+    template's name); None when the world has no training split to compare with."""
+    path = data / "train_problems.jsonl"
+    if not path.is_file():
+        return None
+    return {(str(row.get("category", "")), str(row.get("level", ""))) for row in read_jsonl(path)}
+
+
+def read_split(data: Path, split: str, seen: set[tuple[str, str]] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(problems, proofs) of one split of a world directory; a missing file is one input error. With ``seen``
+    (``training_templates``), every row says whether its template is one the training split draws from
+    (``templates``: ``seen`` or ``held-out``)."""
     problems_path, proofs_path = data / f"{split}_problems.jsonl", data / f"{split}.jsonl"
     for path in (problems_path, proofs_path):
         if not path.is_file():
             raise InputError(f"{path} not found: DATA must be a world directory (proofsmith world --out DIR) with split {split!r}")
-    proofs = read_jsonl(proofs_path)
+
+    def templates(row: Mapping[str, Any]) -> dict[str, str]:
+        if seen is None:
+            return {}
+        return {"templates": "seen" if (row["family"], row["template"]) in seen else "held-out"}
+
+    proofs = [{**row, "split": split, "level": level_of(row)} for row in read_jsonl(proofs_path)]
+    proofs = [{**row, **templates(row)} for row in proofs]
     family = {row["problem_id"]: row for row in proofs}
     problems = []
     for row in read_jsonl(problems_path):
         source = family.get(row["id"], {})
         if not row.get("goal"):
             raise InputError(f"{problems_path}: problem {row.get('id')!r} has no goal: not world data")
-        problems.append({**row, "split": split, "family": source.get("family", row.get("category", "")),
-                         "template": source.get("template", ""), "level": level_of(source)})
-    return problems, [{**row, "split": split, "level": level_of(row)} for row in proofs]
+        problem = {**row, "split": split, "family": source.get("family", row.get("category", "")),
+                   "template": source.get("template", ""), "level": source.get("level", 1)}
+        problems.append({**problem, **templates(problem)})
+    return problems, proofs
 
 
 def capped(problems: list[dict[str, Any]], proofs: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """At most ``limit`` problems per (family, level) and only their proofs (0: everything)."""
+    """At most ``limit`` problems per (family, level, templates), taken from its templates in turn (a split lists
+    each template's problems together, so the first ``limit`` would be one template), and only their proofs
+    (0: everything)."""
     if not limit:
         return problems, proofs
-    kept, counts = [], {}
+    queues: dict[tuple[Any, ...], dict[str, list[dict[str, Any]]]] = {}
     for problem in problems:
-        key = (problem["family"], problem["level"])
-        if counts.get(key, 0) < limit:
-            counts[key] = counts.get(key, 0) + 1
-            kept.append(problem)
-    ids = {problem["id"] for problem in kept}
-    return kept, [proof for proof in proofs if proof["problem_id"] in ids]
+        key = (problem["family"], problem["level"], problem.get("templates", ""))
+        queues.setdefault(key, {}).setdefault(problem["template"], []).append(problem)
+    chosen: set[str] = set()
+    for by_template in queues.values():
+        taken, turn = 0, 0
+        while taken < limit and any(turn < len(queue) for queue in by_template.values()):
+            for queue in by_template.values():
+                if turn < len(queue) and taken < limit:
+                    chosen.add(queue[turn]["id"])
+                    taken += 1
+            turn += 1
+    return [problem for problem in problems if problem["id"] in chosen], [proof for proof in proofs if proof["problem_id"] in chosen]
 
 
 def origin(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: row[key] for key in ("id", "split", "family", "level", "template")}
+    return {key: row[key] for key in ("id", "split", "family", "level", "template", "templates") if key in row}
 
 
 def generation_record(problem: Mapping[str, Any], result: GenerationResult | None, refused: str | None) -> dict[str, Any]:
@@ -103,6 +130,17 @@ def verification_record(proof: Mapping[str, Any], result: GenerationResult | Non
     return {**origin(proof), "truth": truth, "analyses": analyses, "completion_tokens": result.completion_tokens}
 
 
+def sampled_pass_rates(engine: Engine, problems: Sequence[Mapping[str, Any]], sampling: SamplingConfig, samples: int,
+                       prompts_dir: str | None = None) -> dict[str, float]:
+    """Each problem's true pass rate over ``samples`` proofs sampled in one engine call (problem p: the seeds from
+    ``seed + p·samples``, as a calibration's generations), judged by the checker; a refused prompt counts 0."""
+    requests = [make_requests([generation_messages(problem["problem"], prompts_dir)], sampling, samples, position * samples)[0]
+                for position, problem in enumerate(problems)]
+    results, refused = generate_fitting(engine, requests)
+    records = [generation_record(problem, results[index], refused.get(index)) for index, problem in enumerate(problems)]
+    return {str(record["id"]): sum(record["passes"]) / samples for record in records}
+
+
 def run_stage(engine: Engine, rows: Sequence[Mapping[str, Any]], path: Path, messages: Callable[[Mapping[str, Any]], Any],
               record: Callable[[Mapping[str, Any], GenerationResult | None, str | None], dict[str, Any]],
               settings: CalibrationConfig, sampling: SamplingConfig, seed_offset: int, progress: Any) -> list[dict[str, Any]]:
@@ -121,7 +159,7 @@ def run_stage(engine: Engine, rows: Sequence[Mapping[str, Any]], path: Path, mes
                 done[row["id"]] = record(row, results[index], refused.get(index))
                 writer.write(done[row["id"]])
             progress.update(len(chunk))
-    return [done[row["id"]] for row in rows]
+    return [{**done[row["id"]], **origin(row)} for row in rows]  # records of an older run gain today's labels
 
 
 def run_calibration(engine: Engine, settings: CalibrationConfig, sampling: SamplingConfig, prompts_dir: str | None,
@@ -131,8 +169,9 @@ def run_calibration(engine: Engine, settings: CalibrationConfig, sampling: Sampl
 
     problems: list[dict[str, Any]] = []
     proofs: list[dict[str, Any]] = []
+    seen = training_templates(Path(settings.data))
     for split in settings.splits:
-        split_problems, split_proofs = capped(*read_split(Path(settings.data), split), settings.max_problems_per_group)
+        split_problems, split_proofs = capped(*read_split(Path(settings.data), split, seen), settings.max_problems_per_group)
         problems += split_problems
         proofs += split_proofs
     with Progress("calibrate: generate", len(problems), "problem") as progress:

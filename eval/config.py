@@ -168,7 +168,7 @@ class CalibrationConfig:
     samples: int = 8
     """k: proofs generated per problem and analyses written per proof."""
     max_problems_per_group: int = 0
-    """Measure at most this many problems per (split, family, level), and only their proofs; 0: all."""
+    """Measure at most this many problems per (split, family, level, seen or held-out templates), its templates in turn, and only their proofs; 0: all."""
     pass_rate_low: float = 0.2
     """The edge of competence: groups whose generator pass@1 lies strictly between pass_rate_low and pass_rate_high are listed as where RL has room."""
     pass_rate_high: float = 0.7

@@ -19,7 +19,7 @@ from data.atomic import write_text_atomic
 from data.errors import InputError
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
-from training.config import TrainConfig, is_complete
+from training.config import CHECKER, TrainConfig, is_complete
 from verifier.templates import check_prompts_dir
 
 
@@ -93,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
     from training.role_data.selection import selected
 
     rows = selected(role, rows, config.data)
+    unchecked = sum(not row.goal for row in rows) if role == "generator" and config.rewards.verifier == CHECKER else 0
+    if unchecked:
+        raise InputError(f"rewards.verifier = 'checker' needs world problems with a goal (column {config.data.goal_column!r}); "
+                         f"{unchecked} of {len(rows)} training problems have none")
     run_dir = prepare_run_dir(config)
     agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint([row.id for row in rows]),
           held_out=len(held_out), held_out_read=fingerprint([row.id for row in held_out]))

@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(table)
         edge = document["edge_of_competence"]
         print(f"edge of competence (pass@1 in ({settings.pass_rate_low}, {settings.pass_rate_high})): "
-              + (", ".join(f"{group['split']} {group['family']} level {group['level']}" for group in edge["groups"]) or "none")
+              + (", ".join(f"{group['split']} {group['family']} level {group['level']}"
+                           + (f" ({group['templates']} templates)" if group["templates"] else "") for group in edge["groups"]) or "none")
               + f"; {len(edge['problems_with_spread'])} problems with 0 < pass rate < 1")
         print(f"wrote {out}/calibration.json, calibration.md, calibration.png")
     return 0
@@ -86,7 +87,8 @@ def calibration_png(rows: list[dict[str, Any]], samples: int) -> bytes:
 
     plt = _pyplot()
     groups = [row for row in rows if row["family"] != "all"]
-    labels = [f"{row['split']}\n{row['family']} L{row['level']}" for row in groups]
+    labels = [f"{row['split']}\n{row['family']} L{row['level']}" + (f"\n{row['templates']}" if row.get("templates") else "")
+              for row in groups]
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(max(6.0, 0.7 * len(groups) + 2), 6.5), sharex=True)
     positions = range(len(groups))
     for offset, (name, shown) in enumerate((("pass@1", "pass@1"), ("pass@k", f"pass@{samples}"))):

@@ -1,10 +1,14 @@
-"""Calibration metrics on hand-made records: pass@1 and pass@k, per-score recalls, localisation, the edge groups."""
+"""Calibration metrics on hand-made records: pass@1 and pass@k, per-score recalls, localisation, the edge groups; the cap
+and the seen / held-out templates of a real world split."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge
+from eval.calibration_run import capped, read_split, training_templates
 
 
 def generation(problem_id: str, family: str, level: int, passes: list[bool]) -> dict:
@@ -62,3 +66,40 @@ def test_the_markdown_table_has_a_row_per_group_with_its_baselines() -> None:
     lines = table.strip().splitlines()
     assert len(lines) == 2 + 3  # header, rule, identity L1, identity L2, all
     assert "(0.33)" in lines[-1] or "(0.33)" in table
+
+
+def test_seen_and_held_out_templates_are_separate_rows_with_a_whole_for_each() -> None:
+    seen = {**generation("s", "identity", 1, [True, False]), "templates": "seen"}
+    held_out = {**generation("h", "identity", 1, [False, False]), "template": "u", "templates": "held-out"}
+    rows = calibration_table([seen, held_out], [], minimum=1)
+    found = {(item["family"], item["templates"]): item["generator"]["pass@1"] for item in rows}
+    assert found == {("identity", "seen"): 0.5, ("identity", "held-out"): 0.0, ("all", ""): 0.25,
+                     ("all", "seen"): 0.5, ("all", "held-out"): 0.0}
+    assert [(group["family"], group["templates"]) for group in edge_groups(rows, 0.2, 0.7)] == [("identity", "seen")]
+    assert "| identity | 1 | seen | 1 |" in markdown_table(rows)
+
+
+def test_the_cap_takes_templates_in_turn_and_keeps_seen_and_held_out_apart() -> None:
+    def problem(problem_id: str, template: str, templates: str) -> dict:
+        return {"id": problem_id, "family": "identity", "level": 1, "template": template, "templates": templates}
+
+    problems = [problem("a1", "a", "seen"), problem("a2", "a", "seen"), problem("a3", "a", "seen"),
+                problem("b1", "b", "seen"), problem("c1", "c", "held-out"), problem("c2", "c", "held-out")]
+    proofs = [{"id": f"{item['id']}-proof", "problem_id": item["id"]} for item in problems]
+    kept, kept_proofs = capped(problems, proofs, 2)
+    assert [item["id"] for item in kept] == ["a1", "b1", "c1", "c2"]
+    assert [item["problem_id"] for item in kept_proofs] == ["a1", "b1", "c1", "c2"]
+    assert capped(problems, proofs, 0) == (problems, proofs)
+
+
+def test_a_world_split_says_which_templates_training_saw() -> None:
+    world = Path(__file__).parents[2] / "data" / "bundled" / "world"
+    seen = training_templates(world)
+    assert seen is not None
+    problems, proofs = read_split(world, "test_in", seen)
+    kinds = {(item["family"], item["template"]): item["templates"] for item in problems}
+    assert set(kinds.values()) == {"seen", "held-out"}
+    assert all((family, template) in seen for (family, template), kind in kinds.items() if kind == "seen")
+    assert {item["templates"] for item in proofs} == {"seen", "held-out"}
+    assert read_split(world, "test_in")[0][0].get("templates") is None
+    assert not any(item["templates"] == "seen" for item in read_split(world, "test_out", seen)[0])

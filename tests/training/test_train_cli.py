@@ -45,7 +45,8 @@ def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, grade
         ("generator", ("--set", "async_rl.servers=localhost:8000"), "servers must be http(s) URLs"),
         ("generator", ("--set", "async=true", "--set", "async_rl.server_max_model_len=512"), "does not fit"),
         ("generator", ("--set", "async=true", "--set", "async_rl.queue_size=4", "--group-size", "8"), "must hold a whole group"),
-        ("generator", ("--set", "rewards.verifier=judge"), "verifier must be one of reference, policy, engine"),
+        ("generator", ("--set", "rewards.verifier=judge"), "verifier must be one of reference, policy, engine, checker"),
+        ("generator", ("--set", "rewards.verifier=checker"), "'checker' needs world problems with a goal"),
     ],
 )
 def test_bad_configs_fail_in_one_line_before_loading_a_model(

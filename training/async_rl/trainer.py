@@ -188,7 +188,7 @@ def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[
     sources = scoring_sources("generator", config)
     engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size, reference_in_trainer=False)
     clients = stage_clients(sources, {"policy": pool_engine, **engines}, config.rewards.retries)
-    reward = GeneratorReward(config.rewards, verifier=clients["verifier"], meta=clients.get("meta"),
+    reward = GeneratorReward(config.rewards, verifier=clients.get("verifier"), meta=clients.get("meta"),
                              prompts_dir=config.prompts_dir or None, sampling=config.scoring)
     return reward, engines
 

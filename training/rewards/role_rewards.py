@@ -9,7 +9,9 @@ TensorBoard): ``reward/format`` and ``format_failure_rate``, the role's score te
 and for rewards that call engines their seconds and completion tokens per step.
 
 Engines: ``verifier`` and ``meta`` are :class:`training.rewards.scoring_engines.ScoringClient` s, or
-None for "not used" (meta None means R_meta = ms = 1). The policy engine is attached once
+None for "not used" (meta None means R_meta = ms = 1); with ``rewards.verifier = 'checker'`` the generator's
+proofs are scored by the world's checker against their problem's goal, with no verifier engine (the
+ground-truth arm: what a perfect verifier would teach). The policy engine is attached once
 the trainer exists (``attach``), since it is the trainer's own model.
 """
 
@@ -27,7 +29,7 @@ from generator.parse import GeneratedProof, parse_generation
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
 from training.rewards.scoring_engines import CallStats, ScoringClient
-from training.config import RewardSettings, SamplingSettings, scoring_defaults
+from training.config import CHECKER, RewardSettings, SamplingSettings, scoring_defaults
 from training.processes import process_count, process_index
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.prompt import verification_messages
@@ -218,19 +220,26 @@ class GeneratorReward(RoleReward):
 
     __name__ = "generator_reward"
 
+    async def verifier_scores(self, problem: list[str], generated: Sequence[GeneratedProof], formatted: list[int],
+                              stats: CallStats) -> dict[int, float | None]:
+        """s per formatted rollout: the mean score of its ``verify_samples`` analyses (None: no analysis came back)."""
+        assert self.verifier is not None, "the generator reward needs a verifier engine (attach the policy first)"
+        prompts_y = [verification_messages(problem[i], generated[i].proof, self.prompts_dir) for i in formatted]
+        results = await self.verifier.generate(self.requests(prompts_y, self.settings.verify_samples), stats)
+        return {index: None if result is None else mean_score(
+                    [parse_verdict(c.text, VERIFIER_FORMAT, c.finish_reason, (generated[index].proof,)).score
+                     for c in result.completions])
+                for index, result in zip(formatted, results)}
+
     async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str],
                        goal: list[list[str]] | None = None, log_metric: Metric | None = None, **_: Any) -> list[float | None]:
-        assert self.verifier is not None, "the generator reward needs a verifier engine (attach the policy first)"
         generated = [parse_generation(completion_text(completion)) for completion in completions]
         formatted = [index for index, item in enumerate(generated) if item.format_ok]
         verify_stats, meta_stats = CallStats(), CallStats()
-        prompts_y = [verification_messages(problem[i], generated[i].proof, self.prompts_dir) for i in formatted]
-        results = await self.verifier.generate(self.requests(prompts_y, self.settings.verify_samples), verify_stats)
-        proof_scores: dict[int, float | None] = {}
-        for index, result in zip(formatted, results):
-            proof_scores[index] = None if result is None else mean_score(
-                [parse_verdict(c.text, VERIFIER_FORMAT, c.finish_reason, (generated[index].proof,)).score for c in result.completions]
-            )
+        if self.settings.verifier == CHECKER:
+            proof_scores = checker_scores(goal or [[]] * len(generated), generated, formatted)
+        else:
+            proof_scores = await self.verifier_scores(problem, generated, formatted, verify_stats)
         scored = [index for index in formatted if proof_scores[index] is not None]
         ratings = await self.meta_ratings(
             # the whole self-evaluation, verdict and boxed self-score included: ms rates whether the score fits the defects
@@ -256,12 +265,22 @@ class GeneratorReward(RoleReward):
             "reward/self_accuracy": fmean(part.self_accuracy for part in parts) if parts else None,
             "self_score": mean_score([item.self_score for item in generated]),
             "skipped": float(sum(reward is None for reward in rewards)),
-            **call_metrics("verifier", verify_stats, True),
+            **call_metrics("verifier", verify_stats, self.settings.verifier != CHECKER),
             **call_metrics("meta", meta_stats, self.meta is not None),
             **process_metrics(completions, verify_stats, meta_stats),
             **truth_metrics(goal or [[]] * len(generated), generated, proof_scores),
         })
         return rewards
+
+
+def checker_scores(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedProof],
+                   formatted: list[int]) -> dict[int, float | None]:
+    """s per formatted rollout from the world's checker (``rewards.verifier = 'checker'``): the true score of its proof
+    against its problem's goal; None (left out, never scored 0) where the problem has no goal, which ``proofsmith
+    train`` refuses up front."""
+    from data.world.checker import check_goal
+
+    return {index: check_goal(goals[index], generated[index].proof).score if goals[index] else None for index in formatted}
 
 
 def truth_metrics(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedProof],

@@ -533,6 +533,23 @@ def test_generator_reward_logs_what_the_worlds_checker_says_of_each_rollout() ->
     assert metrics.one("truth/self_accuracy_baseline") == pytest.approx(0.5)  # true scores 1 and 0: a tie, c = 0
 
 
+def test_the_checker_arm_rewards_the_true_score_and_calls_no_verifier() -> None:
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[3] / "data/bundled/world/test_out.jsonl")
+            .read_text(encoding="utf-8").splitlines()[:2]]
+    correct, flawed = rows
+    texts = [solution(correct["proof"], "1", "SELF-1"), solution(flawed["proof"], "0", "SELF-2"), "no sections at all"]
+    reward = GeneratorReward(RewardSettings(verifier="checker", meta="none"))  # no verifier engine at all
+    metrics = Collector()
+    rewards = asyncio.run(reward(
+        prompts=[[{"role": "user", "content": "solve"}]] * 3, completions=as_completions(texts),
+        problem=[correct["problem"]] * 3, goal=[correct["goal"]] * 3, log_metric=metrics,
+    ))
+    # s is the checker's: 1 for the correct proof, 0 for the flawed one (whose self-score 0 is honest)
+    assert rewards == [pytest.approx(expected_generator(1.0, 1.0, 1.0)), pytest.approx(expected_generator(0.0, 0.0, 1.0)), 0.0]
+    assert metrics.one("reward/proof_score") == pytest.approx(0.5) and metrics.one("truth/verifier_agreement") == 1.0
+    assert not [name for name in metrics.values if name.startswith("verifier/")]
+
+
 def test_generator_reward_logs_no_truth_without_a_goal() -> None:
     reward = GeneratorReward(RewardSettings(verifier="engine", meta="none"),
                              verifier=ScoringClient(ScriptedEngine(verify=VERIFY_SCRIPT), 1))

@@ -76,11 +76,12 @@ def test_critique_body_unwraps_a_whole_verifier_answer(text: str, body: str) -> 
 
 
 @pytest.mark.slow
-def test_train_sft_runs_on_verifier_rows_with_the_real_model(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
-    """One real SFT step on the verifier-row sample, read as it is (no column mapping)."""
+def test_train_sft_runs_on_verifier_rows_with_a_real_model(cli, tmp_path: Path, tiny_world_model: str) -> None:
+    """One real SFT step on the verifier-row sample, read as it is (no column mapping), through the chat template of a
+    real checkpoint (the tiny world model: the rows are the subject, not the model)."""
     run_dir = tmp_path / "sft"
-    result = cli("train", "sft", "--data", str(SAMPLE), "--run-dir", str(run_dir), "--sft-steps", "1",
-                 "--set", "sft.batch_size=2", "--set", "sft.max_length=512", "--json")
+    result = cli("train", "sft", "--data", str(SAMPLE), "--run-dir", str(run_dir), "--model", tiny_world_model, "--sft-steps", "1",
+                 "--set", "sft.batch_size=2", "--set", "sft.max_length=1024", "--json")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == 1 and summary["loss"]["first"] > 0
