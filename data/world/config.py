@@ -32,6 +32,8 @@ class WorldConfig:
     """Templates of each training family kept out of training (its last ones): part of the in-distribution test split."""
     levels: list[int] = field(default_factory=lambda: [1])
     """Difficulty levels to draw, each with every template (1, 2, 3: wider coefficients, more terms and steps as it rises)."""
+    fine_steps: bool = False
+    """Identity proofs take one product a step and write it by its formula before its value (`(4a - 7b)^2` → `(4a)^2 + 2(4a)(-7b) + (-7b)^2` → `16a^2 - 56ab + 49b^2`), so no step multiplies more than two single terms; false: one step expands every product."""
 
     def __post_init__(self) -> None:
         if self.problems_per_template < 1:

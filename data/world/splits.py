@@ -54,13 +54,13 @@ def goal_key(proof_or_problem: WorldProof | Problem) -> tuple[str, ...]:
 
 
 def proofs_of(family: str, template: str, count: int, rng: random.Random, defects: Sequence[str],
-              avoid: set[tuple[str, ...]], level: int = 1) -> tuple[list[WorldProof], int]:
-    """``count`` distinct problems of one template at ``level``, each with its correct and flawed proofs; goals in
-    ``avoid`` are redrawn (and the new ones added to it)."""
+              avoid: set[tuple[str, ...]], level: int = 1, fine: bool = False) -> tuple[list[WorldProof], int]:
+    """``count`` distinct problems of one template at ``level``, each with its correct and flawed proofs (``fine``:
+    ``WorldConfig.fine_steps``); goals in ``avoid`` are redrawn (and the new ones added to it)."""
     written, failures = [], 0
     for _ in range(count):
         for _attempt in range(REDRAWS):
-            plan = blueprint(family, template, rng, level)
+            plan = blueprint(family, template, rng, level, fine)
             if goal_key(plan.problem) not in avoid:
                 break
         else:
@@ -85,7 +85,8 @@ def make_splits(config: WorldConfig) -> dict[str, Split]:
         for family in training_families:
             for template in training_templates(family, config.held_out_templates):
                 rng = random.Random(stream(config.seed, "train", family, template, level=level))
-                written, failed = proofs_of(family, template, config.problems_per_template, rng, config.defects, seen, level)
+                written, failed = proofs_of(family, template, config.problems_per_template, rng, config.defects, seen, level,
+                                            config.fine_steps)
                 train += written
                 train_failures[level] += failed
     splits = {"train": Split("train", tuple(train), sum(train_failures.values()), tuple(train_failures.items()))}
@@ -101,7 +102,7 @@ def make_splits(config: WorldConfig) -> dict[str, Split]:
                     rng = random.Random(stream(config.seed, name, family, template, level=level))
                     avoid = seen | drawn
                     written, failed = proofs_of(family, template, config.test_problems_per_template, rng, config.defects,
-                                                avoid, level)
+                                                avoid, level, config.fine_steps)
                     drawn |= avoid - seen
                     proofs += written
                     failures[level] += failed

@@ -46,11 +46,18 @@ def templates(family: str) -> tuple[str, ...]:
     return BUILDERS[family][1]
 
 
-def blueprint(family: str, template: str, rng: random.Random, level: int = 1) -> Blueprint:
-    """A problem of ``family``/``template`` at ``level`` with coefficients from ``rng``, and one correct proof of it."""
+FINE_FAMILIES = ("identity",)
+"""Families whose proofs change with ``fine`` steps; the others' steps are one operation each already."""
+
+
+def blueprint(family: str, template: str, rng: random.Random, level: int = 1, fine: bool = False) -> Blueprint:
+    """A problem of ``family``/``template`` at ``level`` with coefficients from ``rng``, and one correct proof of it
+    (with ``fine``: one product a step, each written by its formula first, where the family has such steps)."""
     builder, known = BUILDERS[family]
     if template not in known:
         raise ValueError(f"family {family!r} has no template {template!r}; it has {', '.join(known)}")
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; known: {', '.join(map(str, LEVELS))}")
+    if fine and family in FINE_FAMILIES:
+        return identity.identity(rng, template, level, fine=True)
     return builder(rng, template, level)

@@ -4,16 +4,23 @@ Level 1 draws coefficients up to 5 (the original world). Level 2 widens them to 
 shifts), with signs, lets the two squares differ in their second term and both binomials
 carry a coefficient; level 3 uses three-term brackets, three-factor products (proved in one
 more step: the first two factors first) and three variables.
+
+With ``fine`` steps (``WorldConfig.fine_steps``) the proof takes one product at a time and
+writes it by its formula before its value: ``(4a - 7b)^2`` becomes ``(4a)^2 + 2(4a)(-7b) +
+(-7b)^2`` in one step and ``16a^2 - 56ab + 49b^2`` in the next, so that no step multiplies more
+than pairs of single terms (the coarse proof squares both binomials of a difference at once).
 """
 
 from __future__ import annotations
 
 import random
+import re
+from itertools import combinations
 
 import sympy
 
 from data.world.claims import Claim
-from data.world.expressions import parse
+from data.world.expressions import parse, top_level_terms
 from data.world.families.text import expanded, joined, nonzero, pick, plus, statement, times
 from data.world.problems import Blueprint, problem
 from data.world.steps import Step
@@ -76,7 +83,64 @@ def opened(sign: str, piece: str) -> str:
     return f"{sign} ({text})" if sign == "-" and len(sympy.Add.make_args(parse(text))) > 1 else f"{sign} {text}"
 
 
-def identity(rng: random.Random, template: str, level: int = 1) -> Blueprint:
+BRACKET = re.compile(r"\(([^()]*)\)(?:\^(\d))?")
+
+
+def signed_terms(bracket: str) -> list[str]:
+    """``4a - 7b + c`` → ``['4a', '-7b', 'c']``."""
+    return [term.replace(" ", "").removeprefix("+") for term in top_level_terms(bracket)]
+
+
+def by_formula(piece: str) -> str | None:
+    """``piece`` written by its formula, every product of single terms left to evaluate: a square or cube of a sum by
+    the binomial formula, a product of two sums by the distributive law; None for anything else (a term, a constant,
+    three factors)."""
+    brackets = BRACKET.findall(piece)
+    if "".join(f"({inner})" + (f"^{power}" if power else "") for inner, power in brackets) != piece:
+        return None
+    if len(brackets) == 1 and brackets[0][1] in ("2", "3"):
+        terms, power = signed_terms(brackets[0][0]), int(brackets[0][1])
+        if power == 2 and len(terms) == 2:
+            return f"({terms[0]})^2 + 2({terms[0]})({terms[1]}) + ({terms[1]})^2"
+        if power == 2:
+            return " + ".join([f"({term})^2" for term in terms]
+                              + [f"2({first})({second})" for first, second in combinations(terms, 2)])
+        if len(terms) == 2:
+            first, second = terms
+            return f"({first})^3 + 3({first})^2({second}) + 3({first})({second})^2 + ({second})^3"
+        return None
+    if len(brackets) == 2 and not brackets[0][1] and not brackets[1][1]:
+        return " + ".join(f"({first})({second})" for first in signed_terms(brackets[0][0])
+                          for second in signed_terms(brackets[1][0]))
+    return None
+
+
+def written(pieces: Pieces) -> str:
+    return " ".join(piece if not sign else f"{sign} {piece}" for sign, piece in pieces)
+
+
+def fine_steps(rng: random.Random, pieces: Pieces, start: str, first_number: int) -> tuple[list[Step], str]:
+    """Steps from ``start`` (the pieces written out) that take one piece at a time: its formula, then its value; and
+    the expression they end on."""
+    steps: list[Step] = []
+    current, pieces = start, list(pieces)
+    for index, (sign, piece) in enumerate(pieces):
+        formula = by_formula(piece)
+        if formula is None:
+            continue
+        pieces[index] = (sign, f"({formula})" if sign == "-" else formula)
+        by_rule = written(pieces)
+        steps.append(Step(first_number + len(steps), Claim("equal", current, by_rule),
+                          pick(rng, "the binomial formula", "multiplying term by term", "the distributive law")))
+        value = opened(sign, piece)
+        pieces[index] = (sign, value.removeprefix(f"{sign} ") if sign else value)
+        current = written(pieces)
+        steps.append(Step(first_number + len(steps), Claim("equal", by_rule, current),
+                          pick(rng, "evaluating each product", "multiplying out", "working out the products")))
+    return steps, current
+
+
+def identity(rng: random.Random, template: str, level: int = 1, fine: bool = False) -> Blueprint:
     pieces = first_level(rng, template) if level == 1 else wider_level(rng, template, level)
     left = " ".join(piece if not sign else f"{sign} {piece}" for sign, piece in pieces)
     right = expanded(left)
@@ -92,10 +156,14 @@ def identity(rng: random.Random, template: str, level: int = 1) -> Blueprint:
         steps.append(Step(1, Claim("equal", left, first_two), pick(rng, "multiplying the first two factors",
                                                                     "expanding the first product")))
         pieces, start = [("", first_two)], first_two
-    partial = " ".join(opened(sign, piece) for sign, piece in pieces)
-    expand_reason = pick(rng, "expanding each product", "expanding the brackets", "multiplying out",
-                         "the binomial formula", "distributing every product")
-    steps.append(Step(len(steps) + 1, Claim("equal", start, partial), expand_reason))
+    if fine:
+        taken, partial = fine_steps(rng, pieces, start, len(steps) + 1)
+        steps += taken
+    else:
+        partial = " ".join(opened(sign, piece) for sign, piece in pieces)
+        expand_reason = pick(rng, "expanding each product", "expanding the brackets", "multiplying out",
+                             "the binomial formula", "distributing every product")
+        steps.append(Step(len(steps) + 1, Claim("equal", start, partial), expand_reason))
     if parse(partial) != parse(right) or partial != right:
         steps.append(Step(len(steps) + 1, Claim("equal", partial, right), pick(rng, "collecting like terms", "",
                                                                                "combining terms", "cancelling opposite terms")))

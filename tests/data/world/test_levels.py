@@ -12,7 +12,7 @@ import pytest
 from data.world.checker import check, check_steps
 from data.world.config import DEFAULT_FAMILIES, DEFECTS, FAMILIES, LEVELS, WorldConfig
 from data.world.defects import inject
-from data.world.families import blueprint, templates
+from data.world.families import Blueprint, blueprint, templates
 from data.world.proofs import stream, world_proofs
 from data.world.splits import goal_key, make_splits, training_templates
 from data.world.steps import parse_steps, render_steps
@@ -31,6 +31,11 @@ def test_every_harder_proof_passes_and_every_defect_is_caught_at_its_step(family
                                                                             seed: int) -> None:
     plan = blueprint(family, template, random.Random(seed), level)
     assert plan.problem.level == level
+    assert_true_and_every_defect_caught(plan, seed)
+
+
+def assert_true_and_every_defect_caught(plan: Blueprint, seed: int) -> None:
+    """The plan's proof passes in several wordings and round-trips; each injected defect is found at its step."""
     assert check_steps(plan.problem.goal, plan.steps).score == 1.0
     for style in (0, 1, 17):
         assert check(plan.problem.goal, render_steps(plan.steps, style)).score == 1.0
@@ -108,3 +113,30 @@ def test_levels_are_drawn_apart_and_no_test_problem_is_a_training_problem_at_any
 def test_levels_are_checked(levels: list[int]) -> None:
     with pytest.raises(ValueError, match="levels"):
         WorldConfig(levels=levels)
+
+
+FINE = [(template, level, seed) for template in templates("identity") for level in LEVELS for seed in range(3)]
+
+
+@pytest.mark.parametrize(("template", "level", "seed"), FINE)
+def test_fine_identity_proofs_pass_and_every_defect_is_caught_at_its_step(template: str, level: int, seed: int) -> None:
+    plan = blueprint("identity", template, random.Random(seed), level, fine=True)
+    coarse = blueprint("identity", template, random.Random(seed), level)
+    assert plan.problem.goal == coarse.problem.goal and len(plan.steps) >= len(coarse.steps)
+    assert_true_and_every_defect_caught(plan, seed)
+
+
+def test_fine_steps_take_one_product_at_a_time_by_its_formula() -> None:
+    plan = blueprint("identity", "square_difference", random.Random(0), 2, fine=True)
+    left, right = plan.problem.goal[0].left, plan.problem.goal[0].right
+    first, second = left.split(" - ", 1) if left.count("(") == 2 else (left, "")
+    claims = [(step.claim.left, step.claim.right) for step in plan.steps]
+    assert len(claims) == 5 and claims[0][0] == left and claims[-1][1] == right
+    formula = claims[0][1]
+    assert formula.endswith(f" - {second}") and "2(" in formula  # the first square by the binomial formula, the second untouched
+    assert "2(" not in claims[1][1] and claims[1][1].endswith(f" - {second}")  # then its value
+    other = make_splits(WorldConfig(families=["identity", "equation"], problems_per_template=1, fine_steps=True))["train"]
+    plain = make_splits(WorldConfig(families=["identity", "equation"], problems_per_template=1))["train"]
+    assert [proof.proof for proof in other.proofs if proof.problem.family == "equation"] == \
+        [proof.proof for proof in plain.proofs if proof.problem.family == "equation"]  # other families are written as before
+    assert {proof.problem.goal for proof in other.proofs} == {proof.problem.goal for proof in plain.proofs}
