@@ -236,8 +236,9 @@ class GeneratorReward(RoleReward):
         generated = [parse_generation(completion_text(completion)) for completion in completions]
         formatted = [index for index, item in enumerate(generated) if item.format_ok]
         verify_stats, meta_stats = CallStats(), CallStats()
-        if self.settings.verifier == CHECKER:
-            proof_scores = checker_scores(goal or [[]] * len(generated), generated, formatted)
+        truth = true_scores(goal or [[]] * len(generated), generated)
+        if self.settings.verifier == CHECKER:  # s is the truth; a problem without a goal leaves its rollout out
+            proof_scores: dict[int, float | None] = {index: truth.get(index) for index in formatted}
         else:
             proof_scores = await self.verifier_scores(problem, generated, formatted, verify_stats)
         scored = [index for index in formatted if proof_scores[index] is not None]
@@ -268,24 +269,23 @@ class GeneratorReward(RoleReward):
             **call_metrics("verifier", verify_stats, self.settings.verifier != CHECKER),
             **call_metrics("meta", meta_stats, self.meta is not None),
             **process_metrics(completions, verify_stats, meta_stats),
-            **truth_metrics(goal or [[]] * len(generated), generated, proof_scores),
+            **truth_metrics(truth, generated, proof_scores),
         })
         return rewards
 
 
-def checker_scores(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedProof],
-                   formatted: list[int]) -> dict[int, float | None]:
-    """s per formatted rollout from the world's checker (``rewards.verifier = 'checker'``): the true score of its proof
-    against its problem's goal; None (left out, never scored 0) where the problem has no goal, which ``proofsmith
-    train`` refuses up front."""
+def true_scores(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedProof]) -> dict[int, float]:
+    """The world checker's score of each rollout whose problem has a goal (a rollout that breaks the format: 0)."""
     from data.world.checker import check_goal
 
-    return {index: check_goal(goals[index], generated[index].proof).score if goals[index] else None for index in formatted}
+    return {index: check_goal(claims, generated[index].proof).score if generated[index].format_ok else 0.0
+            for index, claims in enumerate(goals) if claims}
 
 
-def truth_metrics(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedProof],
+def truth_metrics(truth: dict[int, float], generated: Sequence[GeneratedProof],
                   proof_scores: dict[int, float | None]) -> dict[str, float | None]:
-    """What the world's checker says of the rollouts whose problem has a checkable goal (nothing when none has):
+    """What the world's checker says (``truth``: ``true_scores``) of the rollouts whose problem has a checkable goal
+    (nothing when none has):
 
     ``truth/pass_rate`` the share it scores 1 (a rollout that breaks the format fails), ``truth/score`` its
     mean score, ``truth/verifier_agreement`` 1 − |verifier score − true score| and ``truth/self_accuracy``
@@ -294,19 +294,14 @@ def truth_metrics(goals: Sequence[Sequence[str]], generated: Sequence[GeneratedP
     Beside ``reward/proof_score`` they show whether the reward rises with real correctness or only with
     the verifier's opinion.
     """
-    checked = [index for index, claims in enumerate(goals) if claims]
-    if not checked:
+    if not truth:
         return {}
-    from data.world.checker import check_goal
-
-    true_scores = {index: check_goal(goals[index], generated[index].proof).score if generated[index].format_ok else 0.0
-                   for index in checked}
-    judged = [(proof_scores[index], true_scores[index]) for index in checked if proof_scores.get(index) is not None]
-    self_scored = [(generated[index].self_score, true_scores[index]) for index in checked
+    judged = [(proof_scores[index], true) for index, true in truth.items() if proof_scores.get(index) is not None]
+    self_scored = [(generated[index].self_score, true) for index, true in truth.items()
                    if generated[index].format_ok and generated[index].self_score is not None]
     return {
-        "truth/pass_rate": fmean(true_scores[index] == 1.0 for index in checked),
-        "truth/score": fmean(true_scores.values()),
+        "truth/pass_rate": fmean(true == 1.0 for true in truth.values()),
+        "truth/score": fmean(truth.values()),
         "truth/verifier_agreement": fmean(1 - abs(said - true) for said, true in judged) if judged else None,
         "truth/self_accuracy": fmean(1 - abs(said - true) for said, true in self_scored) if self_scored else None,
         "truth/self_accuracy_baseline": constant_accuracy([true for _, true in self_scored]) if self_scored else None,

@@ -31,7 +31,8 @@ from data.world.problems import Blueprint, Problem
 
 __all__ = ["BUILDERS", "Blueprint", "Problem", "blueprint", "templates"]
 
-Builder = Callable[[random.Random, str, int], Blueprint]
+Builder = Callable[..., Blueprint]
+"""``builder(rng, template, level)``; those of ``FINE_FAMILIES`` also take ``fine=True``."""
 BUILDERS: dict[str, tuple[Builder, tuple[str, ...]]] = {
     "identity": (identity.identity, identity.TEMPLATES),
     "inequality": (inequality.inequality, inequality.TEMPLATES),
@@ -58,6 +59,4 @@ def blueprint(family: str, template: str, rng: random.Random, level: int = 1, fi
         raise ValueError(f"family {family!r} has no template {template!r}; it has {', '.join(known)}")
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; known: {', '.join(map(str, LEVELS))}")
-    if fine and family in FINE_FAMILIES:
-        return identity.identity(rng, template, level, fine=True)
-    return builder(rng, template, level)
+    return builder(rng, template, level, **({"fine": True} if fine and family in FINE_FAMILIES else {}))

@@ -142,7 +142,7 @@ def fine_steps(rng: random.Random, pieces: Pieces, start: str, first_number: int
 
 def identity(rng: random.Random, template: str, level: int = 1, fine: bool = False) -> Blueprint:
     pieces = first_level(rng, template) if level == 1 else wider_level(rng, template, level)
-    left = " ".join(piece if not sign else f"{sign} {piece}" for sign, piece in pieces)
+    left = written(pieces)
     right = expanded(left)
     goal = Claim("equal", left, right)
     variables = "a, b and c" if "c" in left else "a and b" if "a" in left else "x"
