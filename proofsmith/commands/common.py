@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -24,16 +25,29 @@ from verifier.templates import check_prompts_dir
 
 def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed: Mapping[str, str] | None = None) -> Config:
     overrides = overrides_from(args, ENGINE_FLAGS + flags, renamed)
-    config: Config = resolve_config(args.config, overrides, args.set)
+    config: Config = with_model_prompts(resolve_config(args.config, overrides, args.set))
     check_prompts_dir(config.prompts_dir)
     return config
+
+
+def with_model_prompts(config: Config) -> Config:
+    """``config`` with the prompts its model carries (``engine.model_store.model_prompts``) when none are set."""
+    from engine.model_store import model_prompts
+
+    if config.prompts_dir:
+        return config
+    carried = model_prompts(config.engine.model)
+    if carried is None:
+        return config
+    logging.getLogger(__name__).info("using the prompts %s carries: %s (--prompts overrides)", config.engine.model, carried)
+    return dataclasses.replace(config, prompts_dir=carried)
 
 
 def eval_config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], section: str) -> Config:
     """An ``eval`` subcommand's config: its flags, with the positional data file (absolute) in ``[section]``."""
     overrides = overrides_from(args, ENGINE_FLAGS + flags)
     overrides.setdefault(section, {})["data"] = str(Path(args.data).absolute())
-    config: Config = resolve_config(args.config, overrides, args.set)
+    config: Config = with_model_prompts(resolve_config(args.config, overrides, args.set))
     check_prompts_dir(config.prompts_dir)
     return config
 

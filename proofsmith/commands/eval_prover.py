@@ -24,7 +24,7 @@ from data.errors import InputError
 from engine.base import Engine
 from engine.config import EngineConfig, SamplingConfig
 from engine.progress import Progress
-from proofsmith.commands.common import engine_record, open_engine
+from proofsmith.commands.common import engine_record, open_engine, with_model_prompts
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import (
     ENGINE_FLAGS, EVAL_PROVER_FLAGS, PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS, Flag, overrides_from,
@@ -50,7 +50,7 @@ def resolve_prover_config(args: argparse.Namespace) -> Config:
     def resolved(renamed: dict[str, str] | None) -> Config:
         overrides = overrides_from(args, flags, renamed)
         overrides.setdefault("eval_prover", {})["data"] = str(Path(args.data).absolute())
-        return resolve_config(args.config, overrides, args.set)
+        return with_model_prompts(resolve_config(args.config, overrides, args.set))
 
     config = resolved(None)
     check_prompts_dir(config.prompts_dir)

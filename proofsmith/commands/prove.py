@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from data.errors import InputError
 from data.inputs import read_text
 from engine.progress import Progress
+from proofsmith.commands.goal_check import checker_lines, checker_verdict, read_goal
 from proofsmith.commands.common import config_from_args, engine_record, open_engine, print_dry_run
 from proofsmith.config import config_dict
 from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS
@@ -37,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         config = config_from_args(args, PROVE_FLAGS)
     if args.problems:
+        if args.goal:
+            raise InputError("--goal names the goal of one problem; --problems rows carry their own")
         if not args.search:
             raise InputError("--problems needs --search (sequential refinement proves one problem)")
         if args.problem or args.problem_file:
@@ -48,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
             print_dry_run(config)
             return 0
         return run_search_many(args, config, problems)
+    goal = read_goal(args.goal)
+    if goal and args.search:
+        raise InputError("--goal works with sequential prove; with --search, score the pool's proofs with the world's checker")
     if args.dry_run:
         print_dry_run(config)
         return 0
@@ -79,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
             result = refine(engine, problem, settings, config.sampling, config.prompts_dir or None, on_round)
         summary = summarize(result, settings.feedback, time.perf_counter() - started, engine_record(engine))
+        if goal:
+            summary["checker"] = checker_verdict(goal, summary["proof"] or "")
         if recorder:
             recorder.write({"type": "result", **summary})
             recorder.commit()
@@ -109,6 +117,8 @@ def print_summary(summary: dict[str, Any]) -> None:
         print(f"\n(format problems: {'; '.join(summary['format_errors'])})")
     verifier = summary["verifier_mean"]
     verifier_part = f"  verifier mean: {verifier:g}" if verifier is not None else ""
+    if "checker" in summary:
+        print("\n" + "\n".join(checker_lines(summary["checker"], score, "self-evaluation")))
     print(
         f"\nrounds: {summary['rounds']} (stopped: {summary['stopped']}){verifier_part}"
         f"  engine: {summary['engine']}  model: {summary['model']}  time: {summary['elapsed_s']} s"

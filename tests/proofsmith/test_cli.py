@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from proofsmith.commands.verify import print_verification
+
 pytestmark = pytest.mark.slow
 
 PROBLEM = "Prove that the product of two odd integers is odd."
@@ -62,7 +64,7 @@ def test_prove_with_verifier_feedback_and_threads(cli, tmp_path: Path, embedded_
             assert len(record["verification"]["samples"]) == 2
 
 
-def test_verify_json_and_text(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
+def test_verify_json_and_text(cli, files: dict[str, str], embedded_checkpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
     result = cli("verify", "--problem", files["problem"], "--proof", files["proof"], "--samples", "3", "--json", *SHORT)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -70,9 +72,9 @@ def test_verify_json_and_text(cli, files: dict[str, str], embedded_checkpoint: s
     valid = [score for score in report["scores"] if score is not None]
     assert report["score"] == (sum(valid) / len(valid) if valid else None)
     assert report["format_failures"] == 3 - len(valid)
-    text = cli("verify", "--problem", files["problem"], "--proof", files["proof"], "--samples", "1", *SHORT)
-    assert text.returncode == 0, text.stderr
-    assert text.stdout.startswith("score: ") and "--- sample 1:" in text.stdout
+    print_verification(report, "score")  # what the command prints without --json (one process fewer: ~8 s)
+    text = capsys.readouterr().out
+    assert text.startswith("score: ") and "--- sample 3:" in text and report["samples"][0]["analysis"].strip() in text
 
 
 def test_meta_verify_json(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
@@ -115,14 +117,17 @@ def test_verify_through_a_real_server(cli, files: dict[str, str], vllm_server) -
     assert report["engine"] == "openai" and report["model"] == "smollm2" and len(report["samples"]) == 2
 
 
-def test_user_prompt_directory_replaces_a_template(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+def test_user_prompt_directory_replaces_a_template(cli, tmp_path: Path) -> None:
+    """On the bundled world model (5.4M parameters, seconds faster than the 135M): --prompts also wins over the
+    prompts it carries."""
     prompts = tmp_path / "prompts"
     prompts.mkdir()
     (prompts / "generate.md").write_text("CUSTOM TEMPLATE. Prove:\n{{problem}}", encoding="utf-8")
     (prompts / "generate.system.md").write_text("CUSTOM SYSTEM.", encoding="utf-8")
     out = tmp_path / "run.jsonl"
     result = cli(
-        "prove", PROBLEM, "--engine", "transformers", "--prompts", str(prompts), "--max-rounds", "1", "--out", str(out), *SHORT
+        "prove", PROBLEM, "--engine", "transformers", "--model", "world-model", "--prompts", str(prompts), "--max-rounds", "1",
+        "--out", str(out), *SHORT,
     )
     assert result.returncode == 0, result.stderr
     (round_,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if '"type": "round"' in line]
