@@ -55,6 +55,10 @@ def _command_parser(subparsers: argparse._SubParsersAction, name: str, summary: 
     return parser
 
 
+GOAL_HELP = ("a claim of the world's goal for this problem (repeatable), e.g. '(a + b)^2 = a^2 + 2ab + b^2': "
+             "the world's checker then scores the proof beside the model")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="proofsmith",
@@ -73,13 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "--out DIR then holds one folder per problem and deepseek_outputs.jsonl")
     prove.add_argument("--problems-format", metavar="NAME", default="", help="format of --problems: imo-proofbench, jsonl, csv, "
                        "deepseek-math-v2 (default: detected)")
-    prove.add_argument("--goal", action="append", metavar="CLAIM", help="a claim of the world's goal for this problem (repeatable), e.g. '(a + b)^2 = a^2 + 2ab + b^2': the world's checker then scores the proof beside the model")
+    prove.add_argument("--goal", action="append", metavar="CLAIM", help=GOAL_HELP)
     add_flags(prove, SEARCH_FLAGS, "search settings (with --search)")
 
     verify = _command_parser(subparsers, "verify", "score a proof 0 / 0.5 / 1 with the verifier", VERIFY_FLAGS)
     verify.add_argument("--problem", required=True, metavar="FILE", help="file with the problem statement")
     verify.add_argument("--proof", required=True, metavar="FILE", help="file with the proof to score")
-    verify.add_argument("--goal", action="append", metavar="CLAIM", help="a claim of the world's goal for this problem (repeatable), e.g. '(a + b)^2 = a^2 + 2ab + b^2': the world's checker then scores the proof beside the model")
+    verify.add_argument("--goal", action="append", metavar="CLAIM", help=GOAL_HELP)
 
     meta = _command_parser(subparsers, "meta-verify", "rate whether a verifier analysis is accurate", META_VERIFY_FLAGS)
     meta.add_argument("--problem", required=True, metavar="FILE", help="file with the problem statement")

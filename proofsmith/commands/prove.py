@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from data.errors import InputError
 from data.inputs import read_text
 from engine.progress import Progress
-from proofsmith.commands.goal_check import checker_lines, checker_verdict, read_goal
 from proofsmith.commands.common import config_from_args, engine_record, open_engine, print_dry_run
+from proofsmith.commands.goal_check import checker_lines, checker_verdict, read_goal
 from proofsmith.config import config_dict
 from proofsmith.options import PROVE_FLAGS, SEARCH_FLAGS, SEARCH_MODE_PATHS
 from proofsmith.run_files import JsonlRecorder, check_output_path
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args, PROVE_FLAGS)
     if args.problems:
         if args.goal:
-            raise InputError("--goal names the goal of one problem; --problems rows carry their own")
+            raise InputError("--goal names the goal of one problem, not of a --problems file")
         if not args.search:
             raise InputError("--problems needs --search (sequential refinement proves one problem)")
         if args.problem or args.problem_file:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         return run_search_many(args, config, problems)
     goal = read_goal(args.goal)
     if goal and args.search:
-        raise InputError("--goal works with sequential prove; with --search, score the pool's proofs with the world's checker")
+        raise InputError("--goal works with sequential prove, not with --search")
     if args.dry_run:
         print_dry_run(config)
         return 0

@@ -54,7 +54,8 @@ def test_verify_sets_the_first_bad_step_beside_the_steps_the_analyses_blame(cli,
 @pytest.mark.parametrize(("arguments", "fragment"), [
     (("prove", PROBLEM, "--goal", "nothing to check here"), "is not a claim the world's checker reads"),
     (("prove", PROBLEM, "--goal", " "), "--goal is empty"),
-    (("prove", PROBLEM, "--goal", GOAL, "--search"), "--goal works with sequential prove"),
+    (("prove", PROBLEM, "--goal", GOAL, "--search"), "--goal works with sequential prove, not with --search"),
+    (("prove", "--search", "--problems", "problems.jsonl", "--goal", GOAL), "not of a --problems file"),
     (("verify", "--problem", "p.txt", "--proof", "q.txt", "--goal", "x +"), "is not a claim the world's checker reads"),
 ])
 def test_a_goal_the_checker_cannot_use_is_refused_before_a_model_loads(cli, arguments: tuple[str, ...], fragment: str) -> None:
