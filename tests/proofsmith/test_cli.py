@@ -1,4 +1,5 @@
-"""The three commands end to end on the embedded model, as a user runs them."""
+"""The three commands end to end as a user runs them: on the embedded model (the default), and where the subject is a
+command's mechanics rather than the default model, on the bundled world model (5.4M parameters: seconds faster a test)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ ANALYSIS = (
     "Based on my evaluation, the final overall score should be: \\boxed{1}"
 )
 SHORT = ("--max-tokens", "40", "--seed", "0")
+WORLD_PROBLEM = "Prove that (a + 3b)^2 - (a - 3b)^2 = 12ab for all real numbers a and b."
+WORLD_MODEL = ("--model", "world-model", "--max-tokens", "400", "--seed", "0")  # its proofs and analyses end in ~100-400
 
 
 @pytest.fixture
@@ -49,19 +52,20 @@ def test_prove_records_every_round(cli, tmp_path: Path, embedded_checkpoint: str
     assert not (tmp_path / "run.jsonl.partial").exists()
 
 
-def test_prove_with_verifier_feedback_and_threads(cli, tmp_path: Path, embedded_checkpoint: str) -> None:
+def test_prove_with_verifier_feedback_and_threads(cli, tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     result = cli(
-        "prove", PROBLEM, "--engine", "transformers", "--max-rounds", "1", "--samples", "2",
-        "--feedback", "verifier", "--verify-samples", "2", "--out", str(out), *SHORT,
+        "prove", WORLD_PROBLEM, "--engine", "transformers", "--max-rounds", "1", "--samples", "2",
+        "--feedback", "verifier", "--verify-samples", "2", "--out", str(out), *WORLD_MODEL,
     )
     assert result.returncode == 0, result.stderr
     assert "## Proof" in result.stdout and "rounds: 1" in result.stdout
     rounds = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()][1:-1]
     assert sorted(record["thread"] for record in rounds) == [0, 1]
-    for record in rounds:
-        if record["proof"]:
-            assert len(record["verification"]["samples"]) == 2
+    verified = [record for record in rounds if record["proof"]]
+    assert verified, "no thread wrote a proof to verify"
+    for record in verified:
+        assert len(record["verification"]["samples"]) == 2
 
 
 def test_verify_json_and_text(cli, files: dict[str, str], embedded_checkpoint: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,10 +81,10 @@ def test_verify_json_and_text(cli, files: dict[str, str], embedded_checkpoint: s
     assert text.startswith("score: ") and "--- sample 3:" in text and report["samples"][0]["analysis"].strip() in text
 
 
-def test_meta_verify_json(cli, files: dict[str, str], embedded_checkpoint: str) -> None:
+def test_meta_verify_json(cli, files: dict[str, str]) -> None:
     result = cli(
         "meta-verify", "--problem", files["problem"], "--proof", files["proof"], "--analysis", files["analysis"],
-        "--samples", "2", "--json", *SHORT,
+        "--samples", "2", "--json", "--engine", "transformers", *WORLD_MODEL,
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
