@@ -56,5 +56,7 @@ def test_checker_rewarded_grpo_raises_the_true_pass_rate(cli, tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["steps"] == learning.STEPS, summary
+    carried = sorted(path.name for path in (run_dir / "final" / "prompts").glob("*.md"))
+    assert carried == sorted(path.name for path in (learning.MODEL / "prompts").glob("*.md"))  # trained in, carried on
     after = learning.mean(list(learning.pass_rates(run_dir / "final", chosen).values()))
     assert after - before >= MARGIN, f"true pass rate {before:.3f} -> {after:.3f}: GRPO did not learn"

@@ -4,6 +4,7 @@ shipped with the tests (tests/fixtures/tiny-world-model)."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,23 @@ NO_MODEL = ("--model", "./no-such-model")  # any attempt to load a model would f
 @pytest.fixture
 def graded(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "graded.jsonl", graded_rows(2))
+
+
+def test_a_starting_model_that_carries_prompts_is_trained_in_them_unless_prompts_are_given(
+    cli, tmp_path: Path, graded: Path, tiny_world_model: str
+) -> None:
+    carried = Path(tiny_world_model) / "prompts"
+    result = cli("train", "verifier", "--run-dir", str(tmp_path / "run"), "--data", str(graded), "--model", tiny_world_model,
+                 "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert tomllib.loads(result.stdout)["prompts_dir"] == str(carried)
+    chosen = tmp_path / "prompts"
+    chosen.mkdir()
+    (chosen / "verify.md").write_text("Grade it.\n{{problem}}\n{{proof}}", encoding="utf-8")
+    result = cli("train", "verifier", "--run-dir", str(tmp_path / "run2"), "--data", str(graded), "--model", tiny_world_model,
+                 "--prompts", str(chosen), "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert tomllib.loads(result.stdout)["prompts_dir"] == str(chosen)
 
 
 def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, graded: Path) -> None:

@@ -255,7 +255,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
             callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), metrics_callback(config)],
         )
         resume(trainer, config, "train generator (async)")
-        save_final(trainer, tokenizer, run_dir / "final")
+        save_final(trainer, tokenizer, run_dir / "final", config.prompts_dir)
     finally:
         close_all(scoring_engines)
         for server in servers:

@@ -123,5 +123,5 @@ def run_grpo(role: str, config: TrainConfig, rows: list[TrainingRow]) -> Path:
         resume(trainer, config, f"train {role}")
     finally:
         close_all(scoring_engines)
-    save_final(trainer, tokenizer, Path(config.run_dir) / "final")
+    save_final(trainer, tokenizer, Path(config.run_dir) / "final", config.prompts_dir)
     return finish(config, f"GRPO {role}")

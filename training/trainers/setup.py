@@ -18,10 +18,12 @@ SFT sets its own precision on top (``sft.precision``: bf16 autocast also on CPUs
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 from data.errors import InputError
+from engine.model_store import PROMPTS_FOLDER
 from training.config import TrainConfig, mark_complete
 from training.processes import is_main_process, wait_for_everyone
 from training.role_data.records import grpo_records
@@ -115,8 +117,10 @@ def resume(trainer: Any, config: TrainConfig, title: str) -> None:
     trainer.train(resume_from_checkpoint=last_checkpoint(Path(config.run_dir) / "checkpoints"))
 
 
-def save_final(trainer: Any, tokenizer: Any, out: Path) -> None:
-    """Save a plain model (LoRA merged) that every engine can load (the main process; the others wait)."""
+def save_final(trainer: Any, tokenizer: Any, out: Path, prompts_dir: str = "") -> None:
+    """Save a plain model (LoRA merged) that every engine can load (the main process; the others wait), with the
+    prompt templates it was trained in (``prompts_dir``'s ``.md`` files) in ``out/prompts``: commands prompt a
+    checkpoint with the templates it carries (``engine.model_store.model_prompts``)."""
     if is_main_process():
         model = trainer.model
         if hasattr(model, "merge_and_unload"):
@@ -124,6 +128,11 @@ def save_final(trainer: Any, tokenizer: Any, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         model.save_pretrained(str(out), safe_serialization=True)
         tokenizer.save_pretrained(str(out))
+        if prompts_dir:
+            carried = out / PROMPTS_FOLDER
+            carried.mkdir(exist_ok=True)
+            for template in sorted(Path(prompts_dir).glob("*.md")):
+                shutil.copyfile(template, carried / template.name)
     wait_for_everyone()
 
 

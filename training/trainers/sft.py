@@ -74,5 +74,5 @@ def run_sft(config: TrainConfig, records: list[dict[str, Any]]) -> Path:
     if len(trainer.train_dataset) == 0:
         raise InputError(f"no SFT example keeps any of its answer within sft.max_length={config.sft.max_length} tokens")
     resume(trainer, config, "train sft")
-    save_final(trainer, tokenizer, Path(config.run_dir) / "final")
+    save_final(trainer, tokenizer, Path(config.run_dir) / "final", config.prompts_dir)
     return finish(config, "SFT cold start")
