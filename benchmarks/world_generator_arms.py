@@ -9,6 +9,8 @@ the proof score s differs:
   the upper bound, what a perfect verifier would teach;
 - ``reference``: the learned verifier, i.e. the starting model frozen and playing the verifier
   (the paper's reward, ``rewards.verifier = "reference"``).
+- ``self``: the rollout's own self-score (``rewards.verifier = "self"``): nothing checks the proof,
+  the arm that shows what a reward without a verifier teaches.
 
 Before and after, ``proofsmith world calibrate`` samples 8 proofs per problem of test_in (problems
 never trained on) with the same seeds, so the comparison is paired problem by problem. Reported per
@@ -41,7 +43,8 @@ from training.trainers.metrics import curve, read_metrics  # noqa: E402
 
 CONFIG = "configs/world_generator.toml"
 START = Path("runs/world-lm-long")
-ARMS: dict[str, tuple[str, ...]] = {"checker": ("--set", "rewards.verifier=checker"), "reference": ()}
+ARMS: dict[str, tuple[str, ...]] = {"checker": ("--set", "rewards.verifier=checker"), "reference": (),
+                                     "self": ("--set", "rewards.verifier=self")}
 CALIBRATE = ("--split", "test_in", "--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640",
              "--seed", "0", "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024",
              "--set", "calibrate.chunk_size=256")

@@ -32,6 +32,10 @@ VERIFIER_SOURCES: tuple[str, ...] = ("reference", "policy", "engine")
 SCORE_SOURCES: tuple[str, ...] = (*VERIFIER_SOURCES, "none")
 CHECKER = "checker"
 """rewards.verifier for world problems: the world's checker scores the proof against the problem's goal (ground truth)."""
+SELF_SCORE = "self"
+"""rewards.verifier: the rollout's own self-score is its proof's score (nothing checks the proof: the ablation arm)."""
+ENGINELESS_VERIFIERS: tuple[str, ...] = (CHECKER, SELF_SCORE)
+"""rewards.verifier values that call no verifier engine."""
 
 
 @dataclass
@@ -224,7 +228,7 @@ class RewardSettings:
     beta: float = 0.24
     """Generator reward: weight of the self-evaluation's accuracy."""
     verifier: str = "reference"
-    """Who verifies generator rollouts: reference (the trained model frozen at its starting weights), policy (its current weights), engine ([scorer]), or checker (world problems only: the world's checker on the problem's goal, the ground-truth upper bound)."""
+    """Who verifies generator rollouts: reference (the trained model frozen at its starting weights), policy (its current weights), engine ([scorer]), checker (world problems only: the world's checker on the problem's goal, the ground-truth upper bound), or self (the rollout's own self-score: nothing checks the proof, the self-score-only arm)."""
     meta: str = "none"
     """Who rates analyses for R_meta / ms: reference, policy, engine ([scorer]) or none (rating taken as 1)."""
     verify_samples: int = 1
@@ -237,8 +241,8 @@ class RewardSettings:
     def __post_init__(self) -> None:
         if self.alpha < 0 or self.beta < 0:
             raise ValueError("alpha and beta must be >= 0")
-        if self.verifier not in (*VERIFIER_SOURCES, CHECKER):
-            raise ValueError(f"verifier must be one of {', '.join((*VERIFIER_SOURCES, CHECKER))}")
+        if self.verifier not in (*VERIFIER_SOURCES, *ENGINELESS_VERIFIERS):
+            raise ValueError(f"verifier must be one of {', '.join((*VERIFIER_SOURCES, *ENGINELESS_VERIFIERS))}")
         if self.meta not in SCORE_SOURCES:
             raise ValueError(f"meta must be one of {', '.join(SCORE_SOURCES)}")
         for name in ("verify_samples", "meta_samples"):

@@ -11,7 +11,8 @@ and for rewards that call engines their seconds and completion tokens per step.
 Engines: ``verifier`` and ``meta`` are :class:`training.rewards.scoring_engines.ScoringClient` s, or
 None for "not used" (meta None means R_meta = ms = 1); with ``rewards.verifier = 'checker'`` the generator's
 proofs are scored by the world's checker against their problem's goal, with no verifier engine (the
-ground-truth arm: what a perfect verifier would teach). The policy engine is attached once
+ground-truth arm: what a perfect verifier would teach); with ``'self'``, by the rollout's own self-score
+(the arm where nothing checks the proof: s = s', so the reward is α·s' + β·ms). The policy engine is attached once
 the trainer exists (``attach``), since it is the trainer's own model.
 """
 
@@ -29,7 +30,7 @@ from generator.parse import GeneratedProof, parse_generation
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
 from training.rewards.scoring_engines import CallStats, ScoringClient
-from training.config import CHECKER, RewardSettings, SamplingSettings, scoring_defaults
+from training.config import CHECKER, ENGINELESS_VERIFIERS, SELF_SCORE, RewardSettings, SamplingSettings, scoring_defaults
 from training.processes import process_count, process_index
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.prompt import verification_messages
@@ -239,6 +240,8 @@ class GeneratorReward(RoleReward):
         truth = true_scores(goal or [[]] * len(generated), generated)
         if self.settings.verifier == CHECKER:  # s is the truth; a problem without a goal leaves its rollout out
             proof_scores: dict[int, float | None] = {index: truth.get(index) for index in formatted}
+        elif self.settings.verifier == SELF_SCORE:  # s = s': the policy grades itself and nothing checks it
+            proof_scores = {index: generated[index].self_score for index in formatted}
         else:
             proof_scores = await self.verifier_scores(problem, generated, formatted, verify_stats)
         scored = [index for index in formatted if proof_scores[index] is not None]
@@ -266,7 +269,7 @@ class GeneratorReward(RoleReward):
             "reward/self_accuracy": fmean(part.self_accuracy for part in parts) if parts else None,
             "self_score": mean_score([item.self_score for item in generated]),
             "skipped": float(sum(reward is None for reward in rewards)),
-            **call_metrics("verifier", verify_stats, self.settings.verifier != CHECKER),
+            **call_metrics("verifier", verify_stats, self.settings.verifier not in ENGINELESS_VERIFIERS),
             **call_metrics("meta", meta_stats, self.meta is not None),
             **process_metrics(completions, verify_stats, meta_stats),
             **truth_metrics(truth, generated, proof_scores),

@@ -29,7 +29,7 @@ from data.errors import ProofsmithError, PromptTooLongError
 from engine.base import Engine, GenerationRequest, GenerationResult, StreamingEngine
 from engine.fitting import generate_fitting
 
-from training.config import CHECKER
+from training.config import ENGINELESS_VERIFIERS
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
@@ -124,11 +124,11 @@ class ScoringClient:
 
 def scoring_sources(role: str, config: TrainConfig) -> dict[str, str]:
     """Which engine source scores each of the role's scoring stages ('verifier', 'meta'); 'none' stages, and a
-    verifier stage the world's checker scores (no engine), left out."""
+    verifier stage the world's checker or the rollout's own self-score decides (no engine), left out."""
     settings = config.rewards
     stages = {"generator": {"verifier": settings.verifier, "meta": settings.meta},
               "verifier": {"meta": settings.meta}}.get(role, {})
-    return {stage: source for stage, source in stages.items() if source not in ("none", CHECKER)}
+    return {stage: source for stage, source in stages.items() if source not in ("none", *ENGINELESS_VERIFIERS)}
 
 
 def stage_clients(sources: dict[str, str], engines: dict[str, Engine], retries: int) -> dict[str, ScoringClient | None]:

@@ -550,6 +550,25 @@ def test_the_checker_arm_rewards_the_true_score_and_calls_no_verifier() -> None:
     assert not [name for name in metrics.values if name.startswith("verifier/")]
 
 
+def test_the_self_score_arm_rewards_the_claim_and_calls_no_verifier() -> None:
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[3] / "data/bundled/world/test_out.jsonl")
+            .read_text(encoding="utf-8").splitlines()[:2]]
+    correct, flawed = rows
+    # The flawed proof claims 1: with nothing checking it, it is paid like the correct one; its honest twin claiming 0 less.
+    texts = [solution(correct["proof"], "1", "SELF-1"), solution(flawed["proof"], "1", "SELF-2"),
+             solution(flawed["proof"], "0", "SELF-3"), "no sections at all"]
+    reward = GeneratorReward(RewardSettings(verifier="self", meta="none"))  # no verifier engine at all
+    metrics = Collector()
+    rewards = asyncio.run(reward(
+        prompts=[[{"role": "user", "content": "solve"}]] * 4, completions=as_completions(texts),
+        problem=[correct["problem"]] * 4, goal=[correct["goal"]] * 4, log_metric=metrics,
+    ))
+    assert rewards == [pytest.approx(expected_generator(1.0, 1.0, 1.0)), pytest.approx(expected_generator(1.0, 1.0, 1.0)),
+                       pytest.approx(expected_generator(0.0, 0.0, 1.0)), 0.0]
+    assert metrics.one("truth/pass_rate") == pytest.approx(1 / 4)  # the checker still says what is true, outside the reward
+    assert not [name for name in metrics.values if name.startswith("verifier/")]
+
+
 def test_generator_reward_logs_no_truth_without_a_goal() -> None:
     reward = GeneratorReward(RewardSettings(verifier="engine", meta="none"),
                              verifier=ScoringClient(ScriptedEngine(verify=VERIFY_SCRIPT), 1))
