@@ -140,6 +140,16 @@ def problems_at_the_edge(generations: Iterable[Mapping[str, Any]]) -> list[str]:
     return [str(record["id"]) for record in generations if record["passes"] and 0 < sum(record["passes"]) < len(record["passes"])]
 
 
+def proofs_at_the_edge(verifications: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Ids of the proofs some but not all of whose analyses give the true score (verifier GRPO groups with spread)."""
+    edge = []
+    for record in verifications:
+        hits = [analysis.get("score") == record["truth"]["score"] for analysis in record["analyses"]]
+        if hits and 0 < sum(hits) < len(hits):
+            edge.append(str(record["id"]))
+    return edge
+
+
 def percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}"
 

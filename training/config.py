@@ -133,7 +133,7 @@ class DataSettings:
     balance_scores: bool = False
     """Verifier GRPO: repeat the graded proofs of the rarer true scores (0, 0.5, 1) until each score has as many as the commonest, so that "always 0" earns no more than any other policy (on in the world configs)."""
     calibration: str = ""
-    """Generator GRPO: the calibration.json of a `proofsmith world calibrate` run; only problems whose measured pass rate lies strictly between 0 and 1 are trained on (a group with no reward spread teaches nothing). Empty: every problem."""
+    """The calibration.json of a `proofsmith world calibrate` run: generator GRPO trains only on problems whose measured pass rate lies strictly between 0 and 1, verifier GRPO only on proofs some but not all of whose analyses gave the true score (a group with no reward spread teaches nothing). Empty: every row."""
 
     def __post_init__(self) -> None:
         for name in ("max_proof_chars", "max_rows", "holdout"):

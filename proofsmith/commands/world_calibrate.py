@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     sizes = {split: len(read_split(data, split)[0]) for split in settings.splits}
     if args.dry_run:
         return write_dry_run(out, config)
-    from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge
+    from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge, proofs_at_the_edge
     from eval.calibration_run import run_calibration
     from proofsmith.workloads import verify_workload
 
@@ -62,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
         "table": rows,
         "edge_of_competence": {"pass_rate_low": settings.pass_rate_low, "pass_rate_high": settings.pass_rate_high,
                                "groups": edge_groups(rows, settings.pass_rate_low, settings.pass_rate_high),
-                               "problems_with_spread": problems_at_the_edge(generations)},
+                               "problems_with_spread": problems_at_the_edge(generations),
+                               "proofs_with_spread": proofs_at_the_edge(verifications)},
     }
     write_text_atomic(out / "calibration.json", json.dumps(document, indent=2) + "\n")
     table = markdown_table(rows)
@@ -76,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"edge of competence (pass@1 in ({settings.pass_rate_low}, {settings.pass_rate_high})): "
               + (", ".join(f"{group['split']} {group['family']} level {group['level']}"
                            + (f" ({group['templates']} templates)" if group["templates"] else "") for group in edge["groups"]) or "none")
-              + f"; {len(edge['problems_with_spread'])} problems with 0 < pass rate < 1")
+              + f"; {len(edge['problems_with_spread'])} problems with 0 < pass rate < 1"
+              + f", {len(edge['proofs_with_spread'])} proofs whose analyses sometimes give the true score")
         print(f"wrote {out}/calibration.json, calibration.md, calibration.png")
     return 0
 

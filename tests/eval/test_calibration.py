@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge
+from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge, proofs_at_the_edge
 from eval.calibration_run import capped, read_split, training_templates
 
 
@@ -49,6 +49,11 @@ def test_pass_at_1_is_the_mean_sample_pass_rate_and_pass_at_k_any_pass() -> None
     assert 0 <= low <= 0.4375 <= high <= 1
     assert [(group["family"], group["level"]) for group in edge_groups(rows, 0.3, 0.7)] == [("identity", 1)]
     assert problems_at_the_edge(GENERATIONS) == ["b", "d"]
+
+
+def test_proofs_at_the_edge_are_those_some_but_not_all_of_whose_analyses_give_the_true_score() -> None:
+    # right: 1 of 2 analyses right; leap: both right (no spread); false: 1 right, 1 without a score (a miss)
+    assert proofs_at_the_edge(VERIFICATIONS) == ["right", "false"]
 
 
 def test_verifier_recall_counts_every_analysis_and_the_verdict_uses_the_first() -> None:

@@ -37,9 +37,10 @@ def test_one_score_only_is_left_alone() -> None:
     assert balanced_by_score(rows, seed=0) == rows
 
 
-def calibration(tmp_path: Path, spread: list[str]) -> Path:
+def calibration(tmp_path: Path, spread: list[str], proofs: list[str] | None = None) -> Path:
     path = tmp_path / "calibration.json"
-    path.write_text(json.dumps({"edge_of_competence": {"problems_with_spread": spread}}), encoding="utf-8")
+    edge: dict = {"problems_with_spread": spread, "proofs_with_spread": proofs or []}
+    path.write_text(json.dumps({"edge_of_competence": edge}), encoding="utf-8")
     return path
 
 
@@ -60,6 +61,24 @@ def test_a_calibration_that_keeps_nothing_or_is_not_one_is_an_input_error(tmp_pa
         at_the_edge(rows, tmp_path / "other.json")
 
 
+def test_verifier_proofs_are_kept_at_their_edge_then_balanced(tmp_path: Path) -> None:
+    rows = graded(0.0, 4, "zero") + graded(1.0, 2, "one")
+    edge = str(calibration(tmp_path, ["zero0"], proofs=["zero1", "zero2", "one0", "elsewhere"]))
+    kept = selected("verifier", rows, DataSettings(calibration=edge))
+    assert [row.id for row in kept] == ["zero1", "zero2", "one0"]  # the problem list is the generator's, not used here
+    balanced = selected("verifier", rows, DataSettings(calibration=edge, balance_scores=True))
+    assert Counter(row.id for row in balanced) == {"zero1": 1, "zero2": 1, "one0": 2}
+
+
+def test_a_calibration_without_proofs_at_the_edge_asks_for_a_rerun(tmp_path: Path) -> None:
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps({"edge_of_competence": {"problems_with_spread": ["a"]}}), encoding="utf-8")
+    with pytest.raises(InputError, match="has no proofs_with_spread .* rerun the same world calibrate command"):
+        at_the_edge(graded(0.0, 1, "zero"), older, "verifier")
+    with pytest.raises(InputError, match="none of the 1 training proofs .* share of analyses giving the true score"):
+        at_the_edge(graded(0.0, 1, "zero"), calibration(tmp_path, [], proofs=["other"]), "verifier")
+
+
 def test_each_role_gets_its_own_selection_and_only_when_asked(tmp_path: Path) -> None:
     """``selected`` is what ``train ROLE`` and every ``train loop`` stage apply: balance for the verifier,
     the edge for the generator, nothing for another role or with the options off."""
@@ -67,7 +86,8 @@ def test_each_role_gets_its_own_selection_and_only_when_asked(tmp_path: Path) ->
     problems = [TrainingRow(name, f"problem {name}") for name in ("kept", "dropped")]
     edge = str(calibration(tmp_path, ["kept"]))
     on = DataSettings(balance_scores=True, calibration=edge)
-    assert Counter(row.score for row in selected("verifier", verifier_rows, on)) == {0.0: 3, 1.0: 3}
+    assert Counter(row.score for row in selected("verifier", verifier_rows, DataSettings(balance_scores=True))) == \
+        {0.0: 3, 1.0: 3}
     assert [row.id for row in selected("generator", problems, on)] == ["kept"]
     assert selected("meta-verifier", verifier_rows, on) == verifier_rows
     assert selected("verifier", verifier_rows, DataSettings()) == verifier_rows

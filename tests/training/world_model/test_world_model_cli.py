@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from data.jsonl import read_jsonl
+from eval.calibration import problems_at_the_edge, proofs_at_the_edge
 
 TINY = Path(__file__).parent / "tiny.toml"
 pytestmark = pytest.mark.slow
@@ -146,6 +147,9 @@ def test_calibrate_measures_the_model_per_family_and_level_and_resumes(cli, run:
     assert all(len(record["analyses"]) == 2 for record in verifications)
     families = {(row["family"], row["level"]) for row in document["table"] if row["family"] != "all"}
     assert families == {("identity", 1), ("equation", 1)}
+    edge = document["edge_of_competence"]  # what data.calibration selects GRPO rows by, from these very records
+    assert edge["proofs_with_spread"] == proofs_at_the_edge(verifications)
+    assert edge["problems_with_spread"] == problems_at_the_edge(generations)
     assert (out / "calibration.md").read_text(encoding="utf-8").startswith("| split | family | level |")
     assert (out / "calibration.png").read_bytes().startswith(b"\x89PNG")
     before = (out / "verifications.jsonl").read_bytes()
