@@ -16,17 +16,15 @@ run with its two measurements takes ~40 s on this CPU). Writes ``OUT/tiny_genera
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.learning_runs import runs_per_seed, write_result  # noqa: E402
 from data.jsonl import write_jsonl  # noqa: E402
 
 MODEL = REPO / "tests" / "fixtures" / "tiny-world-model" / "final"
@@ -86,21 +84,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "problems.jsonl"
         write_jsonl(data, [{key: problem[key] for key in ("id", "problem", "goal")} for problem in chosen])
-        for learning_rate in (LEARNING_RATE, 1e-30):
-            for seed in args.seeds:
-                run_dir = Path(scratch) / f"run-{learning_rate}-{seed}"
-                started = time.monotonic()
-                subprocess.run([sys.executable, "-m", "proofsmith", *grpo_command(data, run_dir, seed, learning_rate)],
-                               cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-                seconds = time.monotonic() - started
-                after = mean(list(pass_rates(run_dir / "final", chosen).values()))
-                results["runs"].append({"learning_rate": learning_rate, "seed": seed, "after": after,
-                                        "gain": after - before, "train_s": round(seconds, 1)})
-                print(f"lr {learning_rate:g} seed {seed}: pass rate {before:.3f} -> {after:.3f} ({seconds:.0f} s)")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "tiny_generator_learning.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out / 'tiny_generator_learning.json'}")
+
+        def measure(final: Path) -> dict[str, Any]:
+            after = mean(list(pass_rates(final, chosen).values()))
+            return {"after": after, "gain": after - before}
+
+        results["runs"] = runs_per_seed(lambda run_dir, seed, rate: grpo_command(data, run_dir, seed, rate),
+                                        Path(scratch), args.seeds, LEARNING_RATE, measure)
+    write_result(args.out, "tiny_generator_learning.json", results)
     return 0
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.learning_runs import runs_per_seed, write_result  # noqa: E402
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 
 MODEL = REPO / "tests" / "fixtures" / "tiny-world-model" / "final"
@@ -126,22 +126,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "proofs.jsonl"
         write_jsonl(data, chosen)
-        for learning_rate in (LEARNING_RATE, 1e-30):
-            for seed in args.seeds:
-                run_dir = Path(scratch) / f"run-{learning_rate}-{seed}"
-                started = time.monotonic()
-                subprocess.run([sys.executable, "-m", "proofsmith", *grpo_command(data, run_dir, seed, learning_rate)],
-                               cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-                seconds = time.monotonic() - started
-                after = measured(run_dir / "final", sets)
-                gains = {name: after[name]["balanced_accuracy"] - before[name]["balanced_accuracy"] for name in sets}
-                results["runs"].append({"learning_rate": learning_rate, "seed": seed, "after": after, "gain": gains,
-                                        "train_s": round(seconds, 1)})
-                print(f"lr {learning_rate:g} seed {seed}: balanced accuracy gain {gains}; after {json.dumps(after)} ({seconds:.0f} s)")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "tiny_verifier_learning.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {out / 'tiny_verifier_learning.json'}")
+
+        def measure(final: Path) -> dict[str, Any]:
+            after = measured(final, sets)
+            return {"after": after,
+                    "gain": {name: after[name]["balanced_accuracy"] - before[name]["balanced_accuracy"] for name in sets}}
+
+        results["runs"] = runs_per_seed(lambda run_dir, seed, rate: grpo_command(data, run_dir, seed, rate),
+                                        Path(scratch), args.seeds, LEARNING_RATE, measure)
+    write_result(args.out, "tiny_verifier_learning.json", results)
     return 0
 
 

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from data.atomic import write_text_atomic
 from engine.auto import Workload
@@ -20,7 +20,10 @@ from engine.base import ChatMessage, Engine
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import ENGINE_FLAGS, Flag, overrides_from
 from proofsmith.run_files import CONFIG_NAME
+from training.config import TrainConfig
 from verifier.templates import check_prompts_dir
+
+AnyConfig = TypeVar("AnyConfig", Config, TrainConfig)
 
 
 def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed: Mapping[str, str] | None = None) -> Config:
@@ -30,16 +33,18 @@ def config_from_args(args: argparse.Namespace, flags: tuple[Flag, ...], renamed:
     return config
 
 
-def with_model_prompts(config: Config) -> Config:
-    """``config`` with the prompts its model carries (``engine.model_store.model_prompts``) when none are set."""
+def with_model_prompts(config: AnyConfig, model: str | None = None) -> AnyConfig:
+    """``config`` with the prompts its model (``model``, else ``config.engine.model``) carries
+    (``engine.model_store.model_prompts``) when ``config.prompts_dir`` is empty; a run config or a train config."""
     from engine.model_store import model_prompts
 
     if config.prompts_dir:
         return config
-    carried = model_prompts(config.engine.model)
+    name = model if model is not None else config.engine.model
+    carried = model_prompts(name)
     if carried is None:
         return config
-    logging.getLogger(__name__).info("using the prompts %s carries: %s (--prompts overrides)", config.engine.model, carried)
+    logging.getLogger(__name__).info("using the prompts %s carries: %s (--prompts overrides)", name, carried)
     return dataclasses.replace(config, prompts_dir=carried)
 
 

@@ -5,7 +5,8 @@ A world problem's goal is the claims the checker decides its proofs against (a w
 the checker reads the proof's text (``data.world.checker``) and the output carries its score and
 first bad step beside the self-evaluation's or the verifier's, so a reader sees at once whether
 the model is right. Goals are parsed before any model loads: a claim the checker cannot read is
-a one-line error, not a late surprise.
+a one-line error, not a late surprise. The checker (sympy, ~0.4 s to import) loads only when a
+goal is given, so ``prove`` and ``verify`` without ``--goal`` do not pay for it.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from typing import Any
 
 from data.errors import InputError
 from data.world.blame import blamed_step
-from data.world.checker import check_goal, parse_goal
-from data.world.claims import ClaimError
 
 
 def read_goal(claims: Sequence[str] | None) -> tuple[str, ...]:
     """The ``--goal`` claims, each checked to parse as a claim of the world; empty when none were given."""
     goal = tuple(claim.strip() for claim in claims or ())
+    if not goal:
+        return goal
+    from data.world.checker import parse_goal
+    from data.world.claims import ClaimError
+
     for claim in goal:
         if not claim:
             raise InputError("--goal is empty: give a claim such as '(a + b)^2 = a^2 + 2ab + b^2'")
@@ -34,6 +38,8 @@ def read_goal(claims: Sequence[str] | None) -> tuple[str, ...]:
 
 def checker_verdict(goal: Sequence[str], proof: str, analyses: Sequence[str] = ()) -> dict[str, Any]:
     """The checker's score, first bad step and reason for ``proof``; with ``analyses``, the step each one blames."""
+    from data.world.checker import check_goal
+
     verdict = check_goal(goal, proof)
     record: dict[str, Any] = {"goal": list(goal), "score": verdict.score, "first_bad_step": verdict.first_bad_step,
                               "reason": verdict.reason}

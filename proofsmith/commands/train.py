@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
+from proofsmith.commands.common import with_model_prompts
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
 from training.config import CHECKER, TrainConfig, is_complete
@@ -62,20 +62,13 @@ def run_loop(config: TrainConfig, as_json: bool) -> int:
     return 0
 
 
-def with_carried_prompts(config: TrainConfig) -> TrainConfig:
-    """``config`` with the prompts its starting model carries when none are set (as the inference commands do)."""
-    from engine.model_store import model_prompts
-
-    carried = None if config.prompts_dir else model_prompts(config.model.name)
-    return config if carried is None else dataclasses.replace(config, prompts_dir=carried)
-
-
 def run(args: argparse.Namespace) -> int:
     role = args.role
     overrides = overrides_from(args, TRAIN_FLAGS)
     if "path" in overrides.get("data", {}):  # --data replaces the config's data, its rated analyses included
         overrides["data"].setdefault("meta_path", "")
-    config: TrainConfig = with_carried_prompts(resolve_config(args.config, overrides, args.set, root=TrainConfig))
+    config: TrainConfig = resolve_config(args.config, overrides, args.set, root=TrainConfig)
+    config = with_model_prompts(config, config.model.name)
     check_prompts_dir(config.prompts_dir)
     if args.dry_run:
         prepare_run_dir(config)
