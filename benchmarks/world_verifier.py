@@ -126,29 +126,11 @@ def evaluate_meta(model: str, split: str, out: Path, max_tokens: int, log: Path)
             "--set", "engine.max_model_len=4096"]
     seconds = run(proofsmith(*args), log)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
-    return {"metrics": metrics["metrics"], "rating_by_critique": rating_by_critique(split, out / "items.jsonl"),
+    # eval meta-verifier measures it itself on critiques that say their kind (eval/meta_by_defect.py)
+    return {"metrics": metrics["metrics"], "rating_by_critique": metrics["rating_by_critique"],
+            "defect_split": metrics["defect_split"],
             "eval_s": round(seconds, 1), "completion_tokens": metrics["tokens"]["completion"],
             "command": "proofsmith " + " ".join(args), "ran_now": metrics["counts"]["rated_now"]}
-
-
-def rating_by_critique(split: str, items: Path) -> dict[str, dict[str, float]]:
-    """Mean rating the meta-verifier gave, by the critique's kind (true, invented defect, wrong score) and the score
-    the critique boxed: a meta-verifier that judges the defect rates a true and an invented critique of the same
-    score differently; one that reads only the score does not. This is what R_meta pays a verifier for."""
-    from verifier.parse import parse_verdict
-
-    critiques = {row["id"]: row for row in read_records(WORLD / f"{split}_meta.jsonl")}
-    ratings: dict[str, list[float]] = {}
-    for record in read_records(items):
-        critique = critiques.get(record["id"])
-        rated = [rating for rating in record.get("ratings", []) if rating is not None]
-        if critique is None or not rated:
-            continue
-        boxed = parse_verdict(critique["analysis"]).score
-        ratings.setdefault(f"{critique['critique_kind']}, boxed {boxed:g}" if boxed is not None else
-                           f"{critique['critique_kind']}, no box", []).extend(rated)
-    return {key: {"critiques": len(values), "mean_rating": sum(values) / len(values)}
-            for key, values in sorted(ratings.items())}
 
 
 def keep_cost(measured: dict[str, Any], earlier: dict[str, Any] | None) -> dict[str, Any]:

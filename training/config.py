@@ -235,6 +235,8 @@ class RewardSettings:
     """Verifier samples per generator rollout; s is their mean."""
     meta_samples: int = 1
     """Meta-verifier samples per analysis; the rating is their mean."""
+    meta_check: str = ""
+    """metrics.json of `proofsmith eval meta-verifier` on a world's rated critiques by the model that gives R_meta: training refuses R_meta unless it rated true critiques above invented ones at the same boxed score (eval/meta_by_defect.py); empty: not checked."""
     retries: int = 2
     """Extra attempts of a scoring call that fails; after them the rollout is skipped, never scored 0."""
 

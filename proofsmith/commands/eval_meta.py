@@ -9,7 +9,10 @@ pending critiques in chunks, appending one flushed record per critique to
 ``OUT/items.jsonl`` (a rerun skips the ids already there). Each critique's requests are
 seeded by its position in the data, so a resumed run samples what an unbroken one would.
 A critique whose prompt does not fit the model is recorded with ``error``. Last,
-``eval.meta_eval`` turns every record into ``metrics.json`` and the summary.
+``eval.meta_eval`` turns every record into ``metrics.json`` and the summary; when the data says
+each critique's ``critique_kind`` (the world's ``SPLIT_meta.jsonl``), ``eval.meta_by_defect`` adds
+whether the ratings split true from invented critiques at the same boxed score (the check that
+``rewards.meta_check`` reads before R_meta may reward a verifier).
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ def run_meta_verifier(args: argparse.Namespace) -> int:
         engine_info = engine_record(engine)
     wanted = {row.id for row in selected}
     records = [record for record in read_jsonl(items_path) if record["id"] in wanted]
+    records = with_critique_kinds(records, selected, settings.data)
     return report(args, out, config, records, len(rows), len(pending), engine_info)
 
 
@@ -95,9 +99,26 @@ def rate_chunk(engine: Any, chunk: list[tuple[int, Any]], config: Config) -> lis
     return records
 
 
+def with_critique_kinds(records: list[dict[str, Any]], rows: list[Any], data: str) -> list[dict[str, Any]]:
+    """Records with the critique's ``critique_kind`` and the score its analysis boxed, where the data says the kind
+    (computed here, not stored: records written before this existed gain them too)."""
+    from training.config import DataSettings
+    from training.role_data.rows import rows_of
+    from verifier.parse import parse_verdict
+
+    kinds = {str(raw["id"]): raw["critique_kind"] for _, raw, _ in rows_of(DataSettings(path=data))
+             if raw and raw.get("id") is not None and raw.get("critique_kind")}
+    if not kinds:
+        return records
+    boxed = {row.id: parse_verdict(row.analysis).score for row in rows if row.id in kinds}
+    return [{**record, "critique_kind": kinds[record["id"]], "boxed": boxed[record["id"]]} if record["id"] in kinds
+            else record for record in records]
+
+
 def report(args: argparse.Namespace, out: Path, config: Config, records: list[dict[str, Any]], read: int,
            rated_now: int, engine_info: dict[str, Any]) -> int:
     """metrics.json from every record of the selected critiques; the summary on stdout."""
+    from eval.meta_by_defect import defect_split, describe, rating_by_critique
     from eval.meta_eval import meta_metrics
 
     if not records:
@@ -111,16 +132,23 @@ def report(args: argparse.Namespace, out: Path, config: Config, records: list[di
                      "prompts_dir": config.prompts_dir or None},
         **meta_metrics(records),
     }
+    split = defect_split(records)
+    if split is not None:
+        document.update(rating_by_critique=rating_by_critique(records), defect_split=split)
     document["counts"].update({"data_items": read, "rated_now": rated_now})
     write_text_atomic(out / METRICS_NAME, json.dumps(document, indent=2) + "\n")
     metrics = {name: entry["value"] for name, entry in document["metrics"].items()}
     summary = {"out": str(out), "critiques": document["counts"]["judged"], **metrics,
                "engine": engine_info["engine"], "model": engine_info["model"]}
+    if split is not None:
+        summary["rates_by_defect"] = split["rates_by_defect"]
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
         return 0
     shown = ", ".join(f"{name.replace('_', ' ')} {value:.3f}" if value is not None else f"{name.replace('_', ' ')} n/a"
                       for name, value in metrics.items())
     print(f"{summary['critiques']} critiques rated by {engine_info['model']} ({engine_info['engine']}): {shown}")
+    if split is not None:
+        print(f"by defect: {describe(split)}")
     print(f"wrote {out / METRICS_NAME}")
     return 0

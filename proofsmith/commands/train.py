@@ -62,6 +62,16 @@ def run_loop(config: TrainConfig, as_json: bool) -> int:
     return 0
 
 
+def check_meta_source(config: TrainConfig) -> None:
+    """With ``rewards.meta_check``: refuse R_meta from a model that rates critiques by their box, not their defect."""
+    if config.rewards.meta == "none" or not config.rewards.meta_check:
+        return
+    from eval.meta_by_defect import refuse_unless_rates_by_defect
+
+    rater = config.scorer.model if config.rewards.meta == "engine" else config.model.name
+    refuse_unless_rates_by_defect(config.rewards.meta_check, rater)
+
+
 def run(args: argparse.Namespace) -> int:
     role = args.role
     overrides = overrides_from(args, TRAIN_FLAGS)
@@ -74,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         prepare_run_dir(config)
         sys.stdout.write(to_toml(config))
         return 0
+    check_meta_source(config)
     if config.async_ and role != "generator":
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     from training.processes import agree, fingerprint, is_main_process, refuse_async_on_several_processes

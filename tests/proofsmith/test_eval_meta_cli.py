@@ -79,6 +79,26 @@ def test_a_finished_run_reruns_without_a_model_and_rewrites_the_metrics(cli, tmp
     assert metrics["counts"]["prompt_too_long"] == 1 and metrics["counts"]["rated_now"] == 0
 
 
+def test_world_critiques_get_the_rating_by_defect_check(cli, tmp_path: Path) -> None:
+    """The world's critiques say their kind: metrics.json gains whether true ones are rated above invented ones at the
+    same boxed score (here a rater that reads only the box: every critique rated 1)."""
+    rows = [json.loads(line) for line in WORLD_META.read_text(encoding="utf-8").splitlines()]
+    data, out = tmp_path / "world_meta.jsonl", tmp_path / "run"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert cli("eval", "meta-verifier", str(data), "--out", str(out), "--dry-run", *NO_MODEL).returncode == 0
+    records = [{"id": row["id"], "reference": row["rating"], "ratings": [1.0]} for row in rows]
+    (out / "items.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    result = cli("eval", "meta-verifier", str(data), "--out", str(out), *NO_MODEL)
+    assert result.returncode == 0, result.stderr
+    assert "by defect: does not split true from invented critiques: boxed 0: true +0.00 over invented" in result.stdout
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    kinds = {row["critique_kind"] for row in rows}
+    assert {key.split(",")[0] for key in metrics["rating_by_critique"]} == kinds
+    assert metrics["defect_split"]["rates_by_defect"] is False
+    assert metrics["defect_split"]["by_boxed_score"]["0"]["invented"] == sum(
+        row["critique_kind"] == "invented_defect" and "boxed{0}" in row["analysis"].replace(" ", "") for row in rows)
+
+
 @pytest.mark.slow
 def test_eval_meta_verifier_on_the_embedded_model_resumes_after_the_rated_critiques(cli, tmp_path: Path,
                                                                                     embedded_checkpoint: str) -> None:

@@ -77,6 +77,24 @@ def test_bad_configs_fail_in_one_line_before_loading_a_model(
     assert not (tmp_path / "run").exists()
 
 
+def test_r_meta_from_a_rater_that_reads_only_the_box_is_refused_before_loading_a_model(
+    cli, tmp_path: Path, graded: Path
+) -> None:
+    metrics = tmp_path / "metrics.json"
+    split = {"by_boxed_score": {"0": {"true": 40, "invented": 40, "gap": 0.01, "interval": [-0.08, 0.1], "decided": True}},
+             "unrated_critiques": 0, "rates_by_defect": False}
+    metrics.write_text(json.dumps({"settings": {"model": NO_MODEL[1]}, "defect_split": split}), encoding="utf-8")
+    checked = ("--set", "rewards.meta=reference", "--set", f"rewards.meta_check={metrics}")
+    result = cli("train", "verifier", "--run-dir", str(tmp_path / "run"), "--data", str(graded), *checked, *NO_MODEL)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "R_meta refused as a reward source: ./no-such-model does not split true from invented critiques" in result.stderr
+    assert not (tmp_path / "run").exists()
+    # without R_meta the check is not needed: the run goes on to the missing model
+    result = cli("train", "verifier", "--run-dir", str(tmp_path / "run"), "--data", str(graded), *checked,
+                 "--set", "rewards.meta=none", *NO_MODEL)
+    assert result.returncode != 0 and "R_meta refused" not in result.stderr and "no-such-model" in result.stderr
+
+
 def test_a_score_outside_the_scale_names_its_line(cli, tmp_path: Path) -> None:
     rows = graded_rows(1)
     rows[4]["score"] = 0.7
