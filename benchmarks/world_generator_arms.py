@@ -42,7 +42,10 @@ from eval.intervals import bootstrap_intervals  # noqa: E402
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
 
 CONFIG = "configs/world_generator.toml"
-START = Path("runs/world-lm-long")
+START_MODEL = "world-model"
+"""The bundled world model (runs/world-lm-long/final), with the prompts it carries."""
+WORLD = Path("runs/world-lm-long/world")
+"""Its world, drawn again by the command in configs/world_generator.toml."""
 ARMS: dict[str, tuple[str, ...]] = {"checker": ("--set", "rewards.verifier=checker"), "reference": (),
                                      "self": ("--set", "rewards.verifier=self")}
 CALIBRATE = ("--split", "test_in", "--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640",
@@ -59,11 +62,10 @@ def proofsmith(*args: str) -> float:
     return time.monotonic() - started
 
 
-def calibrate(model: Path, out: Path) -> float | None:
+def calibrate(model: str | Path, out: Path) -> float | None:
     if (out / "calibration.json").exists():
         return None
-    return proofsmith("world", "calibrate", str(START / "world"), "--out", str(out), "--model", str(model),
-                      "--prompts", str(START / "final" / "prompts"), *CALIBRATE)
+    return proofsmith("world", "calibrate", str(WORLD), "--out", str(out), "--model", str(model), *CALIBRATE)
 
 
 def pass_rates(calibration: Path) -> dict[str, dict[str, Any]]:
@@ -133,11 +135,11 @@ def main() -> int:
     args = parser.parse_args()
     out, runs = Path(args.out), Path(args.runs)
     out.mkdir(parents=True, exist_ok=True)
-    if not (START / "COMPLETE").exists():
-        raise SystemExit(f"{START} is not a finished world model run (docs/results/world-model.md says how to train it)")
-    seconds: dict[str, float | None] = {"start calibration": calibrate(START / "final", runs / "start" / "calibration")}
+    if not (WORLD / "summary.json").exists():
+        raise SystemExit(f"{WORLD} holds no world: draw it with the command in {CONFIG}")
+    seconds: dict[str, float | None] = {"start calibration": calibrate(START_MODEL, runs / "start" / "calibration")}
     before = pass_rates(runs / "start" / "calibration")
-    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": str(START / "final"), "arms": {}}
+    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL, "arms": {}}
     trained: dict[str, Path] = {}
     for arm in args.arms:
         for seed in args.seeds:

@@ -19,7 +19,7 @@ class WorldConfig:
     seed: int = 0
     """Seed of the world: the same seed and settings always write the same problems and proofs."""
     problems_per_template: int = 4
-    """Problems drawn per template; each gets its correct proof and one flawed proof per defect kind that applies."""
+    """Problems drawn per template; each gets its correct proof and one flawed proof per defect kind that applies (two defects that write the same text give one proof)."""
     families: list[str] = field(default_factory=lambda: list(DEFAULT_FAMILIES))
     """Statement families to draw from: identity, inequality, divisibility, equation, induction, arithmetic."""
     defects: list[str] = field(default_factory=lambda: list(DEFECTS))

