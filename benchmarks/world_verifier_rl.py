@@ -59,7 +59,7 @@ WORLD_COMMAND = ("world", "--out", str(WORLD), "--seed", "0", "--level", "1", "-
 CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
              "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
-              "--set", "engine.max_model_len=1024")
+              "--set", "engine.max_model_len=1024", "--set", "eval_meta_verifier.chunk_size=1024")
 ARMS = ("reference", "none")
 METRICS = ("balanced_accuracy", "kappa", "localisation", "invented_defect_rate", "format_failure_rate")
 GROUPS = {"test_in": lambda record: record["split"] == "test_in",
