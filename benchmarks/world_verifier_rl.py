@@ -21,7 +21,10 @@ group (test_in: all, seen templates, held-out templates; test_out): per-analysis
 invented-defect rate (``eval.truth``), before, after and the gain with a 95 % bootstrap interval
 over proofs; beside them the majority-class baseline (always 0: balanced accuracy 1/3, κ 0) and the
 random-step baseline for localisation. Across seeds: the mean gain and its spread. (b): per seed,
-the ``reference`` arm's after minus the ``none`` arm's after, paired proof by proof.
+the ``reference`` arm's after minus the ``none`` arm's after, paired proof by proof. (c), last: the
+start and the first seed's ``reference`` model each write ``--scaling-samples`` analyses of every
+calibrated test_in proof (``eval verifier``), whose ``truth_by_n`` gives the share of flawed proofs
+localised by at least one of n = 1, 2, 4, 8, 16 analyses beside a random step's.
 
 Every step resumes (a finished run or calibration is read back, not redone). Writes
 ``OUT/world_verifier_rl.json`` and ``OUT/world_verifier_rl.html`` (the tables, the plot of every metric
@@ -146,6 +149,25 @@ def across_seeds(per_seed: Mapping[int, Mapping[str, Any]], group: str, name: st
             "sd": statistics.stdev(gains) if len(gains) > 1 else None}
 
 
+def scaling(model: str | Path, out: Path, samples: int) -> dict[str, Any]:
+    """``eval verifier`` with ``samples`` analyses of the calibrated test_in proofs: truth at n = 1, 2, 4, ... (c)."""
+    data = START / "calibrated_test_in.jsonl"
+    if not data.exists():
+        calibrated = {record["id"] for record in read_jsonl(START / "calibration-templates" / "verifications.jsonl")
+                      if record["split"] == "test_in"}
+        rows = [row for row in read_jsonl(WORLD / "test_in.jsonl") if row["id"] in calibrated]
+        from data.jsonl import write_jsonl
+
+        write_jsonl(data, rows)
+    command = ("eval", "verifier", str(data), "--out", str(out), "--model", str(model), "--samples", str(samples),
+               "--meta", "0", "--engine", "vllm", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
+               "--set", "engine.max_model_len=1024", "--set", "eval_verifier.chunk_size=256")
+    if not (out / "metrics.json").exists():
+        proofsmith(*command)
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    return {"command": "proofsmith " + " ".join(command), "truth_by_n": metrics["truth_by_n"]}
+
+
 def meta_check_summary() -> dict[str, Any] | None:
     path = START / "meta-check" / "metrics.json"
     if not path.exists():
@@ -214,6 +236,23 @@ def cell(metric: Mapping[str, Any]) -> str:
     return f"{value:+.3f} [{interval[0]:+.3f}, {interval[1]:+.3f}]" if interval else f"{value:+.3f}"
 
 
+def scaling_table(results: Mapping[str, Any]) -> str:
+    """(c): flawed proofs localised by at least one of n analyses, beside a random step's n tries."""
+    if not results.get("scaling"):
+        return ""
+    rows = []
+    for name, entry in results["scaling"].items():
+        for n, report in sorted(entry["truth_by_n"].items(), key=lambda item: int(item[0])):
+            interval = report["intervals"].get("localised_by_any")
+            shown = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+            rows.append(f"<tr><th>{html.escape(name)}</th><td>{n}</td><td>{report['localised_by_any']:.3f}{shown}</td>"
+                        f"<td>{report['random_step'].get('localised_by_any', float('nan')):.3f}</td>"
+                        f"<td>{report['balanced_accuracy']:.3f}</td></tr>")
+    return ("<h2>(c) More verification finds more flaws?</h2><table><tr><th>model</th><th>n</th>"
+            "<th>flawed proofs localised by any of n</th><th>random step, n tries</th><th>balanced accuracy (majority of n)</th>"
+            f"</tr>{''.join(rows)}</table>")
+
+
 def write_report(results: Mapping[str, Any], path: Path) -> None:
     rows = []
     for arm, seeds in results["arms"].items():
@@ -235,6 +274,7 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
 
     commands = "".join(f"<li><code>{html.escape(entry['command'])}</code></li>"
                        for seeds in results["arms"].values() for entry in seeds.values())
+    commands += "".join(f"<li><code>{html.escape(entry['command'])}</code></li>" for entry in results.get("scaling", {}).values())
     path.write_text(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Verifier GRPO on the world model</title>"
         "<style>body{font-family:sans-serif;max-width:90em;margin:2em auto}td,th{border:1px solid #ccc;"
@@ -248,7 +288,8 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
         "<table><tr><th>arm</th><th>seed</th><th>group (proofs)</th>"
         + "".join(f"<th>{name.replace('_', ' ')}</th><th>gain</th>" for name in SHOWN)
         + f"<th>random step</th></tr>{''.join(rows)}</table>"
-        f"<img alt='metrics before and after' src='{chart(results)}'><h2>Commands</h2><ul>{commands}</ul></body></html>",
+        f"<img alt='metrics before and after' src='{chart(results)}'>{scaling_table(results)}"
+        f"<h2>Commands</h2><ul>{commands}</ul></body></html>",
         encoding="utf-8")
 
 
@@ -257,6 +298,7 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results", help="where world_verifier_rl.json goes")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="GRPO seeds (grpo.seed) per arm")
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=ARMS, help="rewards.meta of each arm")
+    parser.add_argument("--scaling-samples", type=int, default=16, help="analyses a proof for (c); 0: skip it")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -291,6 +333,12 @@ def main() -> int:
         results["meta_vs_none"] = {seed: compare(run_dir("none", seed) / "calibration", run_dir("reference", seed) / "calibration")
                                    for seed in args.seeds
                                    if all((run_dir(arm, seed) / "calibration" / "calibration.json").exists() for arm in ARMS)}
+    if args.scaling_samples:
+        trained = run_dir(args.arms[0], args.seeds[0])
+        results["scaling"] = {"start": scaling(START_MODEL, START / "scaling", args.scaling_samples)}
+        if (trained / "COMPLETE").exists():
+            results["scaling"][f"meta={args.arms[0]} seed {args.seeds[0]}"] = scaling(trained / "final", trained / "scaling",
+                                                                                      args.scaling_samples)
     results["seconds"] = seconds
     path = out / "world_verifier_rl.json"
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -89,10 +89,23 @@ def test_r_meta_from_a_rater_that_reads_only_the_box_is_refused_before_loading_a
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "R_meta refused as a reward source: ./no-such-model does not split true from invented critiques" in result.stderr
     assert not (tmp_path / "run").exists()
-    # without R_meta the check is not needed: the run goes on to the missing model
-    result = cli("train", "verifier", "--run-dir", str(tmp_path / "run"), "--data", str(graded), *checked,
-                 "--set", "rewards.meta=none", *NO_MODEL)
-    assert result.returncode != 0 and "R_meta refused" not in result.stderr and "no-such-model" in result.stderr
+
+
+def test_the_meta_check_applies_only_where_r_meta_is_paid(tmp_path: Path) -> None:
+    from data.errors import InputError
+    from proofsmith.commands.train import check_meta_source
+    from training.config import ModelSettings, RewardSettings, TrainConfig
+
+    failing = tmp_path / "metrics.json"
+    failing.write_text(json.dumps({"settings": {"model": "world-model"}, "defect_split": {
+        "by_boxed_score": {}, "unrated_critiques": 0, "rates_by_defect": False}}), encoding="utf-8")
+    for meta in ("reference", "policy"):
+        with pytest.raises(InputError, match="R_meta refused"):
+            check_meta_source(TrainConfig(model=ModelSettings(name="world-model"),
+                                          rewards=RewardSettings(meta=meta, meta_check=str(failing))))
+    check_meta_source(TrainConfig(model=ModelSettings(name="world-model"), rewards=RewardSettings(meta="none",
+                                                                                                 meta_check=str(failing))))
+    check_meta_source(TrainConfig(rewards=RewardSettings(meta="reference")))  # no check asked for
 
 
 def test_a_score_outside_the_scale_names_its_line(cli, tmp_path: Path) -> None:
