@@ -64,7 +64,7 @@ def run_loop(config: TrainConfig, as_json: bool) -> int:
 
 def check_meta_source(config: TrainConfig) -> None:
     """With ``rewards.meta_check``: refuse R_meta from a model that rates critiques by their box, not their defect."""
-    if config.rewards.meta == "none" or not config.rewards.meta_check:
+    if config.rewards.meta in ("none", CHECKER) or not config.rewards.meta_check:  # the checker reads the defect itself
         return
     from eval.meta_by_defect import refuse_unless_rates_by_defect
 
@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(to_toml(config))
         return 0
     check_meta_source(config)
+    if config.rewards.meta == CHECKER and role != "verifier":
+        raise InputError(f"rewards.meta = 'checker' rates a verifier's analyses of world proofs; `train {role}` has none "
+                         f"(use it with `train verifier`)")
     if config.async_ and role != "generator":
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     from training.processes import agree, fingerprint, is_main_process, refuse_async_on_several_processes
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_async_on_several_processes()
     if role == "loop":
         return run_loop(config, args.json)
-    from training.role_data.rows import read_rows, read_sft_rows, split_holdout, verifier_rows
+    from training.role_data.rows import FIRST_BAD_STEP, read_rows, read_sft_rows, split_holdout, verifier_rows
 
     formats = tuple(config.sft.formats)
     held_out: list[Any] = []
@@ -110,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
     if unchecked:
         raise InputError(f"rewards.verifier = 'checker' needs world problems with a goal (column {config.data.goal_column!r}); "
                          f"{unchecked} of {len(rows)} training problems have none")
+    graded = [row for row in rows if not row.task]
+    unknown = sum(not row.step_known for row in graded) if config.rewards.meta == CHECKER else 0
+    if unknown:
+        raise InputError(f"rewards.meta = 'checker' needs world proofs that say their first bad step (column "
+                         f"{FIRST_BAD_STEP!r}); {unknown} of {len(graded)} training proofs do not")
     run_dir = prepare_run_dir(config)
     agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint([row.id for row in rows]),
           held_out=len(held_out), held_out_read=fingerprint([row.id for row in held_out]))

@@ -65,6 +65,9 @@ def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, grade
         ("generator", ("--set", "async=true", "--set", "async_rl.queue_size=4", "--group-size", "8"), "must hold a whole group"),
         ("generator", ("--set", "rewards.verifier=judge"), "verifier must be one of reference, policy, engine, checker"),
         ("generator", ("--set", "rewards.verifier=checker"), "'checker' needs world problems with a goal"),
+        ("generator", ("--set", "rewards.meta=checker"), "rates a verifier's analyses of world proofs; `train generator` has none"),
+        ("verifier", ("--set", "rewards.meta=checker"), "needs world proofs that say their first bad step"),
+        ("verifier", ("--set", "rewards.meta=judge"), "meta must be one of reference, policy, engine, none, checker"),
     ],
 )
 def test_bad_configs_fail_in_one_line_before_loading_a_model(

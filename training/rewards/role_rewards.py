@@ -9,7 +9,8 @@ TensorBoard): ``reward/format`` and ``format_failure_rate``, the role's score te
 and for rewards that call engines their seconds and completion tokens per step.
 
 Engines: ``verifier`` and ``meta`` are :class:`training.rewards.scoring_engines.ScoringClient` s, or
-None for "not used" (meta None means R_meta = ms = 1); with ``rewards.verifier = 'checker'`` the generator's
+None for "not used" (meta None means R_meta = ms = 1; ``rewards.meta = 'checker'`` rates a verifier's analyses
+from the world's truth, ``checker_rating``); with ``rewards.verifier = 'checker'`` the generator's
 proofs are scored by the world's checker against their problem's goal, with no verifier engine (the
 ground-truth arm: what a perfect verifier would teach); with ``'self'``, by the rollout's own self-score
 (the arm where nothing checks the proof: s = s', so the reward is α·s' + β·ms). The policy engine is attached once
@@ -122,12 +123,19 @@ class VerifierReward(RoleReward):
     __name__ = "verifier_reward"
 
     async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str], proof: list[str],
-                       reference: list[float], log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+                       reference: list[float], log_metric: Metric | None = None, first_bad_step: list[int] | None = None,
+                       step_known: list[bool] | None = None, **_: Any) -> list[float | None]:
         texts = [completion_text(completion) for completion in completions]
         scores = [own_score(text, VERIFIER_FORMAT, (proof_text,)) for text, proof_text in zip(texts, proof)]
         stats = CallStats()
         parsed_indices = [index for index, score in enumerate(scores) if score is not None]
-        ratings = await self.meta_ratings([MetaItem(problem[i], proof[i], texts[i]) for i in parsed_indices], stats)
+        if self.settings.meta == CHECKER:  # the world's truth rates the analysis: no meta-verifier engine
+            known = step_known or [False] * len(completions)
+            steps = first_bad_step or [0] * len(completions)
+            ratings = [checker_rating(texts[i], scores[i], reference[i], steps[i] or None) if known[i] else None
+                       for i in parsed_indices]
+        else:
+            ratings = await self.meta_ratings([MetaItem(problem[i], proof[i], texts[i]) for i in parsed_indices], stats)
         rating_of = dict(zip(parsed_indices, ratings))
         rewards: list[float | None] = []
         for index, score in enumerate(scores):
@@ -148,6 +156,18 @@ class VerifierReward(RoleReward):
             **process_metrics(completions, stats),
         })
         return rewards
+
+
+def checker_rating(analysis: str, score: float | None, true_score: float, first_bad_step: int | None) -> float:
+    """R_meta from the world's truth (``rewards.meta = 'checker'``), as the world rates critiques: 1 when the analysis
+    names the defect the checker found (the first bad step of a flawed proof, no step of a correct one) and boxes the
+    true score; 0.5 for the right defect with a wrong score; 0 when it blames another step or none of a flawed proof."""
+    from data.world.blame import blamed_step
+
+    blamed = blamed_step(analysis)
+    if blamed != first_bad_step:
+        return 0.0
+    return 1.0 if score == true_score else 0.5
 
 
 class MetaVerifierReward(RoleReward):
@@ -191,7 +211,8 @@ class EnhancedVerifierReward(VerifierReward):
 
     async def __call__(self, prompts: list[Any], completions: list[Any], problem: list[str], proof: list[str],
                        reference: list[float], analysis: list[str] | None = None, task: list[str] | None = None,
-                       log_metric: Metric | None = None, **_: Any) -> list[float | None]:
+                       log_metric: Metric | None = None, first_bad_step: list[int] | None = None,
+                       step_known: list[bool] | None = None, **_: Any) -> list[float | None]:
         tasks = task or ["verifier"] * len(completions)
         rated = [index for index, name in enumerate(tasks) if name == "meta-verifier"]
         verified = [index for index, name in enumerate(tasks) if name != "meta-verifier"]
@@ -202,7 +223,9 @@ class EnhancedVerifierReward(VerifierReward):
         rewards: list[float | None] = [None] * len(completions)
         if verified:
             parts = await super().__call__(pick(prompts, verified), pick(completions, verified), pick(problem, verified),
-                                           pick(proof, verified), pick(reference, verified), log_metric=log_metric)
+                                           pick(proof, verified), pick(reference, verified), log_metric=log_metric,
+                                           first_bad_step=pick(first_bad_step or [0] * len(completions), verified),
+                                           step_known=pick(step_known or [False] * len(completions), verified))
             for index, reward in zip(verified, parts):
                 rewards[index] = reward
         if rated:

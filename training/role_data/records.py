@@ -48,6 +48,9 @@ def grpo_records(role: str, rows: Sequence[TrainingRow], prompts_dir: str | None
             "analysis": row.analysis,
             "reference": -1.0 if reference is None else reference,  # Arrow columns need one type; -1 = none
             "goal": list(row.goal),
+            # Arrow columns need one type: 0 = no bad step, or not known (``step_known`` says which)
+            "first_bad_step": row.first_bad_step or 0,
+            "step_known": row.step_known,
         })
     return records
 

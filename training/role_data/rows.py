@@ -68,6 +68,10 @@ class TrainingRow:
     goal: tuple[str, ...] = ()
     """The claims the world's checker decides a proof of ``problem`` against (``data.world.checker.check_goal``);
     empty when the data has no checker."""
+    first_bad_step: int | None = None
+    """The checker's first bad step of ``proof`` (None: the proof is correct, or the data does not say)."""
+    step_known: bool = False
+    """Whether the data says ``first_bad_step`` (world proofs do, as a column that is null for a correct proof)."""
 
 
 def rows_of(data: DataSettings) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
@@ -118,6 +122,18 @@ def _goal(row: dict[str, Any], column: str) -> tuple[str, ...]:
     except ClaimError as error:
         raise ValueError(f"a goal claim does not parse: {error}") from None
     return tuple(value)
+
+
+FIRST_BAD_STEP = "first_bad_step"
+"""The column of world proofs that says where a proof first goes wrong (null: nowhere)."""
+
+
+def _step(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{FIRST_BAD_STEP} must be a step number >= 1 or null, not {value!r}")
+    return value
 
 
 def _reference(row: dict[str, Any], column: str, score_map: tuple[tuple[str, float], ...], what: str) -> float:
@@ -177,6 +193,8 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
                 analysis = _text(raw, data.analysis_column, "analysis")
                 rating = _reference(raw, data.rating_column, (), "rating")
             goal = _goal(raw, data.goal_column) if role == "generator" else ()
+            step_known = role == "verifier" and FIRST_BAD_STEP in raw
+            first_bad_step = _step(raw[FIRST_BAD_STEP]) if step_known else None
         except ValueError as problem_error:
             raise InputError(f"{where}: {problem_error}") from None
         if data.max_proof_chars and max(len(proof), len(analysis)) > data.max_proof_chars:
@@ -189,7 +207,8 @@ def read_rows(data: DataSettings, role: str, formats: tuple[str, ...] = ("verifi
         critique, assessment = ((str(raw.get(column) or "").strip() if role == "sft" else "")
                                 for column in (data.critique_column, data.assessment_column))
         critique = critique_body(critique) if critique else ""
-        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating, critique, assessment, goal=goal))
+        rows.append(TrainingRow(row_id, problem, proof, score, analysis, rating, critique, assessment, goal=goal,
+                                first_bad_step=first_bad_step, step_known=step_known))
     if not rows:
         raise InputError(f"no usable rows in {data.path} (after max_proof_chars={data.max_proof_chars})")
     return rows[: data.max_rows] if data.max_rows else rows

@@ -32,6 +32,7 @@ from training.rewards.role_rewards import (
 )
 from training.rewards.scoring_engines import CallStats, ScoringClient
 from training.config import RewardSettings, SamplingSettings
+from verifier.parse import parse_verdict
 
 VERIFY = ("Here is my evaluation of the solution:\n{note}\n"
           "Based on my evaluation, the final overall score should be: \\boxed{{{score}}}")
@@ -655,3 +656,37 @@ def test_reward_names_seen_by_trl(reward: type, name: str) -> None:
 @pytest.mark.parametrize(("true_scores", "expected"), [([0.0, 0.0, 1.0], 2 / 3), ([1.0, 0.5, 1.0], 5 / 6), ([0.5], 1.0)])
 def test_the_self_accuracy_baseline_always_gives_the_most_common_true_score(true_scores: list, expected: float) -> None:
     assert constant_accuracy(true_scores) == pytest.approx(expected)
+
+
+WORLD = Path(__file__).resolve().parents[3] / "data" / "bundled" / "world"
+
+
+def test_the_checker_rates_every_world_critique_as_the_world_does() -> None:
+    """rewards.meta = 'checker': true critiques 1, the right step with a wrong score 0.5, invented defects 0."""
+    from training.rewards.role_rewards import checker_rating
+
+    rows = [json.loads(line) for split in ("train", "test_in", "test_out")
+            for line in (WORLD / f"{split}_meta.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["critique_kind"] for row in rows} == {"true", "wrong_score", "invented_defect"}
+    for row in rows:
+        boxed = parse_verdict(row["analysis"]).score
+        assert checker_rating(row["analysis"], boxed, row["score"], row["first_bad_step"]) == row["rating"], row["id"]
+
+
+def test_the_checker_meta_pays_the_right_step_and_needs_no_engine() -> None:
+    rows = [json.loads(line) for line in (WORLD / "test_in_meta.jsonl").read_text(encoding="utf-8").splitlines()]
+    chosen = [next(row for row in rows if row["critique_kind"] == kind and row["score"] == 0.0)
+              for kind in ("true", "wrong_score", "invented_defect")]
+    metrics = Collector()
+    count = len(chosen) + 1
+    rewards = asyncio.run(VerifierReward(RewardSettings(meta="checker"))(
+        prompts=[[{"role": "user", "content": "grade it"}]] * count,
+        completions=as_completions([row["analysis"] for row in chosen] + [chosen[0]["analysis"]]),
+        problem=[row["problem"] for row in chosen] * 2, proof=[row["proof"] for row in chosen] * 2,
+        reference=[row["score"] for row in chosen] + [0.0], first_bad_step=[row["first_bad_step"] for row in chosen] + [1],
+        step_known=[True, True, True, False], log_metric=metrics))
+    wrong_score_box = parse_verdict(chosen[1]["analysis"]).score
+    # true: score right, step right; wrong score: R_score (1 − |s' − 0|) times 0.5; invented: 0; unknown truth: left out
+    assert rewards == [1.0, pytest.approx((1 - abs(wrong_score_box - 0.0)) * 0.5), 0.0, None]
+    assert metrics.one("reward/meta") == pytest.approx(0.5) and metrics.one("skipped") == 1.0
+    assert not any(name.startswith("meta/") for name in metrics.values)

@@ -39,7 +39,9 @@ OPENINGS = {
 )
 def test_grpo_records_per_role(role: str, reference: float, shown: tuple[str, ...]) -> None:
     [record] = grpo_records(role, [ROW])
-    assert set(record) == {"prompt", "task", "row_id", "problem", "proof", "analysis", "reference", "goal"}
+    assert set(record) == {"prompt", "task", "row_id", "problem", "proof", "analysis", "reference", "goal", "first_bad_step",
+                           "step_known"}
+    assert (record["first_bad_step"], record["step_known"]) == (0, False)
     assert record["task"] == role
     prompt = record["prompt"]
     assert isinstance(prompt, list) and prompt

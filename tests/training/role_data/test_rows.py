@@ -418,3 +418,16 @@ def test_a_bad_goal_is_refused_naming_its_row(tmp_path: Path, goal: Any, message
     path = write(tmp_path, [FULL, {**FULL, "id": "r2", "goal": goal}])
     with pytest.raises(InputError, match=rf"row at line 2: .*{message}"):
         read_rows(DataSettings(path=path), "generator")
+
+
+def test_verifier_rows_say_the_first_bad_step_where_the_data_does(tmp_path: Path) -> None:
+    """World proofs carry first_bad_step (null for a correct proof): rewards.meta = 'checker' needs it."""
+    rows = [{**FULL, "id": "flawed", "score": 0, "first_bad_step": 2}, {**FULL, "id": "correct", "first_bad_step": None},
+            {**FULL, "id": "other"}]
+    read = read_rows(DataSettings(path=str(write_jsonl(tmp_path / "w.jsonl", rows))), "verifier")
+    assert [(row.first_bad_step, row.step_known) for row in read] == [(2, True), (None, True), (None, False)]
+    records = grpo_records("verifier", read)
+    assert [(record["first_bad_step"], record["step_known"]) for record in records] == [(2, True), (0, True), (0, False)]
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{**FULL, "first_bad_step": "two"}])
+    with pytest.raises(InputError, match="line 1: first_bad_step must be a step number >= 1 or null, not 'two'"):
+        read_rows(DataSettings(path=str(bad)), "verifier")

@@ -122,13 +122,17 @@ def test_every_command_runs_the_world_model(cli, run: Path, tmp_path: Path, engi
 
 
 def test_trl_trains_the_world_model_with_grpo(cli, run: Path, tmp_path: Path) -> None:
-    """Verifier GRPO (TRL) from the world model, full weights, scores balanced: the checkpoint is one TRL loads."""
+    """Verifier GRPO (TRL) from the world model, full weights, scores balanced, R_meta from the world's checker (the
+    first bad step travels through TRL's dataset to the reward): the checkpoint is one TRL loads."""
     result = cli("train", "verifier", "--run-dir", str(tmp_path / "grpo"), "--model", str(run / "final"),
                  "--prompts", str(run / "final" / "prompts"), "--data", str(run / "world" / "train.jsonl"),
                  "--max-steps", "1", "--group-size", "2", "--max-tokens", "16", "--json",
-                 "--set", "model.lora=false", "--set", "data.balance_scores=true", "--set", "rewards.meta=none")
+                 "--set", "model.lora=false", "--set", "data.balance_scores=true", "--set", "rewards.meta=checker")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["steps"] == 1 and (tmp_path / "grpo" / "final" / "model.safetensors").exists()
+    [logged] = [record for record in read_jsonl(tmp_path / "grpo" / "metrics.jsonl") if "reward/format" in record]
+    assert "meta/seconds" not in logged  # no meta-verifier engine was called
+    assert logged["skipped"] == 0.0 and ("reward/meta" in logged or logged["reward/format"] == 0.0)
 
 
 def test_calibrate_measures_the_model_per_family_and_level_and_resumes(cli, run: Path, tmp_path: Path) -> None:
