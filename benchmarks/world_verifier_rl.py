@@ -1,9 +1,10 @@
 """Does verifier GRPO teach the world model to verify, and does R_meta earn its place? Issue 34 (a) and (b).
 
 From the bundled world model (``world-model``), ``configs/world_verifier.toml`` (verifier GRPO on the
-training proofs whose analyses disagree about them, true scores balanced) is run per seed in two
-arms that differ only in R_meta: ``reference`` (R = R_format · R_score · R_meta, R_meta the starting
-model's rating of each analysis, the paper's reward) and ``none`` (R_meta = 1). Before any of it:
+training proofs whose analyses disagree about them, true scores balanced) is run per seed in arms
+that differ only in R_meta: ``reference`` (R = R_format · R_score · R_meta, R_meta the starting
+model's rating of each analysis, the paper's reward), ``none`` (R_meta = 1) and ``checker`` (R_meta
+from the world's truth: a meta-verifier that reads the defect, the upper bound). Before any of it:
 
 1. the world is drawn again if missing (the command in configs/world_generator.toml);
 2. the training proofs are calibrated (``data.calibration``: which proofs have a spread);
@@ -66,7 +67,7 @@ CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-
              "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
               "--set", "engine.max_model_len=1024", "--set", "eval_meta_verifier.chunk_size=1024")
-ARMS = ("reference", "none")
+ARMS = ("reference", "none", "checker")
 METRICS = ("balanced_accuracy", "kappa", "localisation", "invented_defect_rate", "format_failure_rate")
 GROUPS = {"test_in": lambda record: record["split"] == "test_in",
           "test_in seen templates": lambda record: record["split"] == "test_in" and record["templates"] == "seen",
@@ -329,10 +330,10 @@ def main() -> int:
         arm: {group: {name: across_seeds({seed: entry["comparison"] for seed, entry in seeds.items() if "comparison" in entry},
                                          group, name) for name in METRICS} for group in GROUPS}
         for arm, seeds in results["arms"].items()}
-    if set(ARMS) <= set(results["arms"]):
-        results["meta_vs_none"] = {seed: compare(run_dir("none", seed) / "calibration", run_dir("reference", seed) / "calibration")
-                                   for seed in args.seeds
-                                   if all((run_dir(arm, seed) / "calibration" / "calibration.json").exists() for arm in ARMS)}
+    for arm in ("reference", "checker"):  # (b): each R_meta against none, same seed, proof by proof
+        results[f"{arm}_vs_none"] = {
+            seed: compare(run_dir("none", seed) / "calibration", run_dir(arm, seed) / "calibration") for seed in args.seeds
+            if all((run_dir(name, seed) / "calibration" / "calibration.json").exists() for name in (arm, "none"))}
     if args.scaling_samples:
         trained = run_dir(args.arms[0], args.seeds[0])
         results["scaling"] = {"start": scaling(START_MODEL, START / "scaling", args.scaling_samples)}
