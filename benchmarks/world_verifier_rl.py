@@ -51,7 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from data.jsonl import read_jsonl  # noqa: E402
+from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 from eval.intervals import bootstrap_intervals  # noqa: E402
 from eval.truth import ProofFacts, Truth, metric_values, proof_facts, random_step_baseline  # noqa: E402
 
@@ -156,10 +156,7 @@ def scaling(model: str | Path, out: Path, samples: int) -> dict[str, Any]:
     if not data.exists():
         calibrated = {record["id"] for record in read_jsonl(START / "calibration-templates" / "verifications.jsonl")
                       if record["split"] == "test_in"}
-        rows = [row for row in read_jsonl(WORLD / "test_in.jsonl") if row["id"] in calibrated]
-        from data.jsonl import write_jsonl
-
-        write_jsonl(data, rows)
+        write_jsonl(data, [row for row in read_jsonl(WORLD / "test_in.jsonl") if row["id"] in calibrated])
     command = ("eval", "verifier", str(data), "--out", str(out), "--model", str(model), "--samples", str(samples),
                "--meta", "0", "--engine", "vllm", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
                "--set", "engine.max_model_len=1024", "--set", "eval_verifier.chunk_size=256")
