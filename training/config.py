@@ -36,6 +36,10 @@ SELF_SCORE = "self"
 """rewards.verifier: the rollout's own self-score is its proof's score (nothing checks the proof: the ablation arm)."""
 ENGINELESS_VERIFIERS: tuple[str, ...] = (CHECKER, SELF_SCORE)
 """rewards.verifier values that call no verifier engine."""
+CHECKER_WORK = "checker_work"
+"""rewards.meta for verifier GRPO on world proofs: the checker's rating averaged with the truth of the work the analysis shows."""
+WORLD_RATERS: tuple[str, ...] = (CHECKER, CHECKER_WORK)
+"""rewards.meta values that read a world proof's truth instead of calling a meta-verifier engine."""
 
 
 @dataclass
@@ -230,7 +234,7 @@ class RewardSettings:
     verifier: str = "reference"
     """Who verifies generator rollouts: reference (the trained model frozen at its starting weights), policy (its current weights), engine ([scorer]), checker (world problems only: the world's checker on the problem's goal, the ground-truth upper bound), or self (the rollout's own self-score: nothing checks the proof, the self-score-only arm)."""
     meta: str = "none"
-    """Who rates analyses for R_meta / ms: reference, policy, engine ([scorer]), none (rating taken as 1) or, for verifier GRPO on world proofs, checker (1 for an analysis that blames the proof's first bad step, or none on a correct proof, with the right score; 0.5 for the right step with a wrong score; 0 for a missed or invented defect: the rater that reads the defect, the upper bound of R_meta)."""
+    """Who rates analyses for R_meta / ms: reference, policy, engine ([scorer]), none (rating taken as 1) or, for verifier GRPO on world proofs, checker (1 for an analysis that blames the proof's first bad step, or none on a correct proof, with the right score; 0.5 for the right step with a wrong score; 0 for a missed or invented defect: the rater that reads the defect, the upper bound of R_meta) or checker_work (the mean of checker's rating and the share of the analysis's worked steps whose expansions are true and whose verdict follows from them, data/world/work.py)."""
     verify_samples: int = 1
     """Verifier samples per generator rollout; s is their mean."""
     meta_samples: int = 1
@@ -245,8 +249,8 @@ class RewardSettings:
             raise ValueError("alpha and beta must be >= 0")
         if self.verifier not in (*VERIFIER_SOURCES, *ENGINELESS_VERIFIERS):
             raise ValueError(f"verifier must be one of {', '.join((*VERIFIER_SOURCES, *ENGINELESS_VERIFIERS))}")
-        if self.meta not in (*SCORE_SOURCES, CHECKER):
-            raise ValueError(f"meta must be one of {', '.join((*SCORE_SOURCES, CHECKER))}")
+        if self.meta not in (*SCORE_SOURCES, *WORLD_RATERS):
+            raise ValueError(f"meta must be one of {', '.join((*SCORE_SOURCES, *WORLD_RATERS))}")
         for name in ("verify_samples", "meta_samples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")

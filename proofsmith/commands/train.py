@@ -20,7 +20,7 @@ from data.errors import InputError
 from proofsmith.commands.common import with_model_prompts
 from proofsmith.config import resolve_config, to_toml
 from proofsmith.options import TRAIN_FLAGS, overrides_from
-from training.config import CHECKER, TrainConfig, is_complete
+from training.config import CHECKER, WORLD_RATERS, TrainConfig, is_complete
 from verifier.templates import check_prompts_dir
 
 
@@ -64,7 +64,7 @@ def run_loop(config: TrainConfig, as_json: bool) -> int:
 
 def check_meta_source(config: TrainConfig) -> None:
     """With ``rewards.meta_check``: refuse R_meta from a model that rates critiques by their box, not their defect."""
-    if config.rewards.meta in ("none", CHECKER) or not config.rewards.meta_check:  # the checker reads the defect itself
+    if config.rewards.meta in ("none", *WORLD_RATERS) or not config.rewards.meta_check:  # the checker reads the defect itself
         return
     from eval.meta_by_defect import refuse_unless_rates_by_defect
 
@@ -85,9 +85,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(to_toml(config))
         return 0
     check_meta_source(config)
-    if config.rewards.meta == CHECKER and role != "verifier":
-        raise InputError(f"rewards.meta = 'checker' rates a verifier's analyses of world proofs; `train {role}` has none "
-                         f"(use it with `train verifier`)")
+    if config.rewards.meta in WORLD_RATERS and role != "verifier":
+        raise InputError(f"rewards.meta = {config.rewards.meta!r} rates a verifier's analyses of world proofs; "
+                         f"`train {role}` has none (use it with `train verifier`)")
     if config.async_ and role != "generator":
         raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
     from training.processes import agree, fingerprint, is_main_process, refuse_async_on_several_processes
@@ -114,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"rewards.verifier = 'checker' needs world problems with a goal (column {config.data.goal_column!r}); "
                          f"{unchecked} of {len(rows)} training problems have none")
     graded = [row for row in rows if not row.task]
-    unknown = sum(not row.step_known for row in graded) if config.rewards.meta == CHECKER else 0
+    unknown = sum(not row.step_known for row in graded) if config.rewards.meta in WORLD_RATERS else 0
     if unknown:
-        raise InputError(f"rewards.meta = 'checker' needs world proofs that say their first bad step (column "
+        raise InputError(f"rewards.meta = {config.rewards.meta!r} needs world proofs that say their first bad step (column "
                          f"{FIRST_BAD_STEP!r}); {unknown} of {len(graded)} training proofs do not")
     run_dir = prepare_run_dir(config)
     agree(run_dir=str(run_dir.resolve()), rows=len(rows), rows_read=fingerprint([row.id for row in rows]),

@@ -67,7 +67,9 @@ def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, grade
         ("generator", ("--set", "rewards.verifier=checker"), "'checker' needs world problems with a goal"),
         ("generator", ("--set", "rewards.meta=checker"), "rates a verifier's analyses of world proofs; `train generator` has none"),
         ("verifier", ("--set", "rewards.meta=checker"), "needs world proofs that say their first bad step"),
-        ("verifier", ("--set", "rewards.meta=judge"), "meta must be one of reference, policy, engine, none, checker"),
+        ("generator", ("--set", "rewards.meta=checker_work"), "'checker_work' rates a verifier's analyses of world proofs"),
+        ("verifier", ("--set", "rewards.meta=checker_work"), "'checker_work' needs world proofs that say their first bad step"),
+        ("verifier", ("--set", "rewards.meta=judge"), "meta must be one of reference, policy, engine, none, checker, checker_work"),
     ],
 )
 def test_bad_configs_fail_in_one_line_before_loading_a_model(

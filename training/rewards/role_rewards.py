@@ -10,9 +10,9 @@ and for rewards that call engines their seconds and completion tokens per step.
 
 Engines: ``verifier`` and ``meta`` are :class:`training.rewards.scoring_engines.ScoringClient` s, or
 None for "not used" (meta None means R_meta = ms = 1; ``rewards.meta = 'checker'`` rates a verifier's analyses
-from the world's truth, ``checker_rating``); with ``rewards.verifier = 'checker'`` the generator's
-proofs are scored by the world's checker against their problem's goal, with no verifier engine (the
-ground-truth arm: what a perfect verifier would teach); with ``'self'``, by the rollout's own self-score
+from the world's truth, ``checker_rating``, and ``'checker_work'`` the work they show as well, ``work_rating``);
+with ``rewards.verifier = 'checker'`` the generator's proofs are scored by the world's checker against their
+problem's goal, with no verifier engine (the ground-truth arm: what a perfect verifier would teach); with ``'self'``, by the rollout's own self-score
 (the arm where nothing checks the proof: s = s', so the reward is α·s' + β·ms). The policy engine is attached once
 the trainer exists (``attach``), since it is the trainer's own model.
 """
@@ -31,7 +31,8 @@ from generator.parse import GeneratedProof, parse_generation
 from meta_verifier.meta_verify import META_FORMAT, MetaItem, meta_verification_messages
 from training.rewards.formulas import generator_reward, meta_verifier_reward, verifier_reward
 from training.rewards.scoring_engines import CallStats, ScoringClient
-from training.config import CHECKER, ENGINELESS_VERIFIERS, SELF_SCORE, RewardSettings, SamplingSettings, scoring_defaults
+from training.config import (CHECKER, ENGINELESS_VERIFIERS, SELF_SCORE, WORLD_RATERS, RewardSettings, SamplingSettings,
+                             scoring_defaults)
 from training.processes import process_count, process_index
 from verifier.parse import VERIFIER_FORMAT, parse_verdict
 from verifier.prompt import verification_messages
@@ -129,10 +130,11 @@ class VerifierReward(RoleReward):
         scores = [own_score(text, VERIFIER_FORMAT, (proof_text,)) for text, proof_text in zip(texts, proof)]
         stats = CallStats()
         parsed_indices = [index for index, score in enumerate(scores) if score is not None]
-        if self.settings.meta == CHECKER:  # the world's truth rates the analysis: no meta-verifier engine
+        if self.settings.meta in WORLD_RATERS:  # the world's truth rates the analysis: no meta-verifier engine
             known = step_known or [False] * len(completions)
             steps = first_bad_step or [0] * len(completions)
-            ratings = [checker_rating(texts[i], scores[i], reference[i], steps[i] or None) if known[i] else None
+            rate = checker_rating if self.settings.meta == CHECKER else work_rating
+            ratings = [rate(texts[i], scores[i], reference[i], steps[i] or None, proof[i]) if known[i] else None
                        for i in parsed_indices]
         else:
             ratings = await self.meta_ratings([MetaItem(problem[i], proof[i], texts[i]) for i in parsed_indices], stats)
@@ -158,7 +160,8 @@ class VerifierReward(RoleReward):
         return rewards
 
 
-def checker_rating(analysis: str, score: float | None, true_score: float, first_bad_step: int | None) -> float:
+def checker_rating(analysis: str, score: float | None, true_score: float, first_bad_step: int | None,
+                   proof: str = "") -> float:
     """R_meta from the world's truth (``rewards.meta = 'checker'``), as the world rates critiques: 1 when the analysis
     names the defect the checker found (the first bad step of a flawed proof, no step of a correct one) and boxes the
     true score; 0.5 for the right defect with a wrong score; 0 when it blames another step or none of a flawed proof."""
@@ -168,6 +171,18 @@ def checker_rating(analysis: str, score: float | None, true_score: float, first_
     if blamed != first_bad_step:
         return 0.0
     return 1.0 if score == true_score else 0.5
+
+
+def work_rating(analysis: str, score: float | None, true_score: float, first_bad_step: int | None, proof: str) -> float:
+    """R_meta from the world's truth and the analysis's own work (``rewards.meta = 'checker_work'``): the mean of
+    :func:`checker_rating` and the share of its worked steps whose expansions are true and whose verdict follows from
+    them (``data.world.work``); an analysis that works out no step is rated by the checker alone. The verdict is paid
+    only when it comes from the work: the bundled world model's verdicts ignore its own expansions (data/world/work.py)."""
+    from data.world.work import work_accuracy
+
+    verdict = checker_rating(analysis, score, true_score, first_bad_step)
+    work = work_accuracy(analysis, proof)
+    return verdict if work is None else (verdict + work) / 2
 
 
 class MetaVerifierReward(RoleReward):

@@ -29,7 +29,7 @@ from data.errors import ProofsmithError, PromptTooLongError
 from engine.base import Engine, GenerationRequest, GenerationResult, StreamingEngine
 from engine.fitting import generate_fitting
 
-from training.config import ENGINELESS_VERIFIERS
+from training.config import ENGINELESS_VERIFIERS, WORLD_RATERS
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
@@ -128,7 +128,7 @@ def scoring_sources(role: str, config: TrainConfig) -> dict[str, str]:
     settings = config.rewards
     stages = {"generator": {"verifier": settings.verifier, "meta": settings.meta},
               "verifier": {"meta": settings.meta}}.get(role, {})
-    return {stage: source for stage, source in stages.items() if source not in ("none", *ENGINELESS_VERIFIERS)}
+    return {stage: source for stage, source in stages.items() if source not in ("none", *ENGINELESS_VERIFIERS, *WORLD_RATERS)}
 
 
 def stage_clients(sources: dict[str, str], engines: dict[str, Engine], retries: int) -> dict[str, ScoringClient | None]:

@@ -270,6 +270,47 @@ def worked_analysis(proof: WorldProof) -> str:
     return " ".join(parts)
 
 
+def misworked_analysis(proof: WorldProof, rng: random.Random, share: float) -> tuple[str, float]:
+    """A worked analysis whose arithmetic sometimes slips, every verdict following the sides as written; and its score.
+
+    Each correct equality step before the first bad one has, with probability ``share``, its right side miscomputed
+    (:func:`miscomputed`): the sides then differ, so the step is blamed and the proof scored 0 (an invented defect, but
+    faithful to its work). A false equality step that is the proof's last has, with the same probability, its right side
+    written as the left's expansion: the sides agree, the step is passed and the proof scored 1. Otherwise the analysis
+    is :func:`worked_analysis`'s. In the world's own analyses the sides are always the true expansions, so a verdict
+    guessed from the step alone fits them as well as one that reads the sides; the bundled world model learned the guess
+    (data/world/work.py). These teach the verdict to read the sides.
+    """
+    steps = parse_steps(proof.proof)
+    verdict: Verdict = check(proof.problem.goal, proof.proof)
+    if not verdict.readable:
+        return worked_analysis(proof), proof.score
+    verdicts = {item.number: item for item in verdict.steps}
+    bad = verdict.first_bad_step
+    last = max(verdicts)
+    parts = []
+    for step in steps:
+        if step.number not in verdicts or (bad is not None and step.number > bad):
+            continue
+        claim, status, number = step.claim, verdicts[step.number].status, step.number
+        slips = (claim is not None and claim.kind == "equal" and rng.random() < share
+                 and (status == "ok" and number != bad or status == "false" and number == bad == last))
+        if not slips:
+            parts.append(worked_step(step, verdicts[number]))
+            continue
+        assert claim is not None
+        left = render(sympy.expand(parse(claim.left)))
+        right = miscomputed(claim.right) if status == "ok" else left
+        agree = left == right
+        parts.append(f"Step {number}: {claim.render()}. Expanded, the left side is {left} and the right side is {right}. "
+                     + (f"They agree, so Step {number} is correct." if agree else f"They differ, so Step {number} is wrong."))
+        if not agree:
+            return " ".join([*parts, CONCLUSIONS[0.0][0]]), 0.0
+        if number == bad:
+            return " ".join([*parts, CONCLUSIONS[1.0][0]]), 1.0
+    return worked_analysis(proof), proof.score
+
+
 def miscomputed(expression: str) -> str:
     """A wrong expansion of ``expression``: its constant or first coefficient changed (what an invented defect claims)."""
     value = sympy.expand(parse(expression))

@@ -690,3 +690,25 @@ def test_the_checker_meta_pays_the_right_step_and_needs_no_engine() -> None:
     assert rewards == [1.0, pytest.approx((1 - abs(wrong_score_box - 0.0)) * 0.5), 0.0, None]
     assert metrics.one("reward/meta") == pytest.approx(0.5) and metrics.one("skipped") == 1.0
     assert not any(name.startswith("meta/") for name in metrics.values)
+
+
+def test_the_checker_work_meta_pays_the_verdict_only_when_it_follows_from_the_work() -> None:
+    """rewards.meta = 'checker_work': the checker's rating averaged with the truth of the analysis's worked steps."""
+    from training.rewards.role_rewards import checker_rating, work_rating
+
+    proof = ("Proof.\nStep 1: (3x + 5)(3x - 5) + 25 = 9x^2 - 25 + 25, by distributing every product.\n"
+             "Step 2: So 9x^2 - 25 + 25 = 9x^2 (by cancelling opposite terms).")
+    worked = ("Here is my evaluation of the solution:\nStep 1: (3x + 5)(3x - 5) + 25 = 9x^2 - 25 + 25. Expanded, the "
+              "left side is 9x^2 and the right side is 9x^2. They agree, so Step 1 is correct. Step 2: 9x^2 - 25 + 25 = "
+              "9x^2. Expanded, the left side is 9x^2 and the right side is {right}. They agree, so Step 2 is correct. "
+              "Every step is correct.\n\nBased on my evaluation, the final overall score should be: \\boxed{{1}}")
+    faithful, lucky = worked.format(right="9x^2"), worked.format(right="9x^2 + 1")  # the second says agree to unequal sides
+    assert checker_rating(faithful, 1.0, 1.0, None) == checker_rating(lucky, 1.0, 1.0, None) == 1.0
+    assert work_rating(faithful, 1.0, 1.0, None, proof) == 1.0
+    assert work_rating(lucky, 1.0, 1.0, None, proof) == pytest.approx((1.0 + (1.0 + 0.0) / 2) / 2)  # step 2: both wrong
+    assert work_rating("Every step is correct.\n\\boxed{1}", 1.0, 1.0, None, proof) == 1.0  # no work: the checker alone
+    rewards = asyncio.run(VerifierReward(RewardSettings(meta="checker_work"))(
+        prompts=[[{"role": "user", "content": "grade it"}]] * 2, completions=as_completions([faithful, lucky]),
+        problem=["Prove it."] * 2, proof=[proof] * 2, reference=[1.0, 1.0], first_bad_step=[0, 0], step_known=[True, True],
+        log_metric=Collector()))
+    assert rewards == [1.0, pytest.approx(0.75)]

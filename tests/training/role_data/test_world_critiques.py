@@ -73,3 +73,27 @@ def test_rows_teach_the_written_critique_in_every_role_format() -> None:
     (record,) = sft_records([meta_row], ("meta-verifier",))
     answer = record["completion"][0]["content"]
     assert rated["assessment"] in answer and parse_verdict(answer, META_FORMAT).score == rated["rating"]
+
+
+def test_a_misworked_analysis_slips_now_and_then_and_its_verdict_always_follows_the_sides_it_wrote() -> None:
+    from data.world.work import worked_steps
+    from training.role_data.world_critiques import misworked_analysis
+
+    rng = random.Random(0)
+    assert all(misworked_analysis(proof, rng, 0.0) == (worked_analysis(proof), proof.score) for proof in PROOFS)
+    outcomes = set()
+    for proof in PROOFS:
+        analysis, score = misworked_analysis(proof, rng, 0.5)
+        assert all(step.verdict_follows for step in worked_steps(analysis, proof.proof)), analysis
+        if analysis == worked_analysis(proof):
+            assert score == proof.score
+            continue
+        blamed = blamed_step(analysis)
+        if score == 0.0:  # a correct step written with a wrong side: blamed, before the true first bad step
+            assert blamed is not None and (proof.first_bad_step is None or blamed < proof.first_bad_step)
+            assert not next(step for step in worked_steps(analysis, proof.proof) if step.step == blamed).expansions_right
+        else:  # the proof's last step, false, written with agreeing sides: passed
+            assert score == 1.0 and blamed is None and proof.first_bad_step == max(
+                step.step for step in worked_steps(analysis, proof.proof))
+        outcomes.add(score)
+    assert outcomes == {0.0, 1.0}  # both slips occur

