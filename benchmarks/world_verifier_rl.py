@@ -3,8 +3,9 @@
 From the bundled world model (``world-model``), ``configs/world_verifier.toml`` (verifier GRPO on the
 training proofs whose analyses disagree about them, true scores balanced) is run per seed in arms
 that differ only in R_meta: ``reference`` (R = R_format · R_score · R_meta, R_meta the starting
-model's rating of each analysis, the paper's reward), ``none`` (R_meta = 1) and ``checker`` (R_meta
-from the world's truth: a meta-verifier that reads the defect, the upper bound). Before any of it:
+model's rating of each analysis, the paper's reward), ``none`` (R_meta = 1), ``checker`` (R_meta
+from the world's truth: a meta-verifier that reads the defect, the upper bound) and ``checker_work``
+(that, averaged with the truth of the work the analysis shows: data/world/work.py). Before any of it:
 
 1. the world is drawn again if missing (the command in configs/world_generator.toml);
 2. the training proofs are calibrated (``data.calibration``: which proofs have a spread);
@@ -27,7 +28,9 @@ start and the first seed's ``reference`` model each write ``--scaling-samples`` 
 calibrated test_in proof (``eval verifier``), whose ``truth_by_n`` gives the share of flawed proofs
 localised by at least one of n = 1, 2, 4, 8, 16 analyses beside a random step's.
 
-Every step resumes (a finished run or calibration is read back, not redone). Writes
+Beside the metrics, every model's shown work (``shown_work``: does its "They differ" follow the sides it
+wrote?). Every step resumes (a finished run or calibration is read back, not redone; ``--finished-only``
+reports what is finished and runs nothing). Writes
 ``OUT/world_verifier_rl.json`` and ``OUT/world_verifier_rl.html`` (the tables, the plot of every metric
 before and after per arm and seed with its interval and baselines, the meta-check, the commands).
 
