@@ -40,6 +40,7 @@ before and after per arm and seed with its interval and baselines, the meta-chec
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import json
 import statistics
@@ -128,6 +129,12 @@ def compare(before: Path, after: Path) -> dict[str, Any]:
     return result
 
 
+@functools.lru_cache(maxsize=1)
+def test_in_proofs() -> dict[str, str]:
+    """The proof text of every test_in proof by id (read once: every model's shown work is checked against it)."""
+    return {row["id"]: row["proof"] for row in read_jsonl(WORLD / "test_in.jsonl")}
+
+
 def shown_work(calibration: Path) -> dict[str, float | None]:
     """What the worked steps of test_in analyses say (data/world/work.py): how often their expansions are true and their
     verdict follows from them; how often they say "differ" when the two sides they wrote differ and when they agree; and at
@@ -135,7 +142,7 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
     differ and how often the verdict says so. Whether the work carries the truth, and whether the verdict uses the work."""
     from data.world.work import worked_steps
 
-    proofs = {row["id"]: row["proof"] for row in read_jsonl(WORLD / "test_in.jsonl")}
+    proofs = test_in_proofs()
     shares: dict[str, list[bool]] = {}
     for record in read_jsonl(calibration / "verifications.jsonl"):
         if record["id"] not in proofs:

@@ -21,8 +21,11 @@ the sides made this model read them (docs/results/world-model-verifier-rl.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import fmean
+from types import MappingProxyType
 
 import sympy
 
@@ -75,15 +78,17 @@ def same(first: str, second: str) -> bool:
     return left is not None and right is not None and sympy.expand(left - right) == 0
 
 
-def true_expansions(proof: str) -> dict[int, tuple[str, str]]:
-    """The expansions of both sides of each equality step of ``proof``, rendered as the world writes them."""
+@lru_cache(maxsize=4096)
+def true_expansions(proof: str) -> Mapping[int, tuple[str, str]]:
+    """The expansions of both sides of each equality step of ``proof``, rendered as the world writes them (computed once
+    per proof: a proof's many analyses, and a GRPO group's rollouts, are checked against the same one)."""
     sides: dict[int, tuple[str, str]] = {}
     for step in parse_steps(proof):
         if step.claim is not None and step.claim.kind == "equal":
             left, right = expanded(step.claim.left), expanded(step.claim.right)
             if left is not None and right is not None:
                 sides[step.number] = (render(left), render(right))
-    return sides
+    return MappingProxyType(sides)
 
 
 def worked_steps(analysis: str, proof: str) -> list[WorkedStep]:

@@ -12,8 +12,9 @@ Engines: ``verifier`` and ``meta`` are :class:`training.rewards.scoring_engines.
 None for "not used" (meta None means R_meta = ms = 1; ``rewards.meta = 'checker'`` rates a verifier's analyses
 from the world's truth, ``checker_rating``, and ``'checker_work'`` the work they show as well, ``work_rating``);
 with ``rewards.verifier = 'checker'`` the generator's proofs are scored by the world's checker against their
-problem's goal, with no verifier engine (the ground-truth arm: what a perfect verifier would teach); with ``'self'``, by the rollout's own self-score
-(the arm where nothing checks the proof: s = s', so the reward is α·s' + β·ms). The policy engine is attached once
+problem's goal, with no verifier engine (the ground-truth arm: what a perfect verifier would teach); with
+``'self'``, by the rollout's own self-score (the arm where nothing checks the proof: s = s', so the reward is
+α·s' + β·ms). The policy engine is attached once
 the trainer exists (``attach``), since it is the trainer's own model.
 """
 
@@ -164,7 +165,8 @@ def checker_rating(analysis: str, score: float | None, true_score: float, first_
                    proof: str = "") -> float:
     """R_meta from the world's truth (``rewards.meta = 'checker'``), as the world rates critiques: 1 when the analysis
     names the defect the checker found (the first bad step of a flawed proof, no step of a correct one) and boxes the
-    true score; 0.5 for the right defect with a wrong score; 0 when it blames another step or none of a flawed proof."""
+    true score; 0.5 for the right defect with a wrong score; 0 when it blames another step or none of a flawed proof.
+    ``proof`` is not read: it is there so that this and :func:`work_rating` are called alike."""
     from data.world.blame import blamed_step
 
     blamed = blamed_step(analysis)
