@@ -14,10 +14,16 @@ verifier of world_verifier_rl.py (8 analyses of every calibrated test_in / test_
 compared with the start proof by proof: balanced accuracy, localisation, invented defects, and the
 shown work (does "differ" now follow the sides?).
 
+``--form difference`` does the same in the difference form (``worked_step``): each equality's left minus
+right is written, expanded from the sides as written, before the verdict, so the verdict reads one
+token (is it 0?) instead of comparing two polynomials, and the comparison itself is taught token by
+token. Runs ``runs/world-verdict-difference-share{X}``.
+
 Every step resumes (written rows, a finished fine-tune or calibration are read back). Writes
-``OUT/world_verdict_reads_work.json``.
+``OUT/world_verdict_reads_work.json`` (after each arm; arms of the other form, run before, are kept).
 
     python benchmarks/world_verdict_reads_work.py --out benchmarks/results
+    python benchmarks/world_verdict_reads_work.py --out benchmarks/results --form difference --shares 0 0.3
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from world_runs import MACHINE, START, START_MODEL, proofsmith  # noqa: E402
 from world_verifier_rl import calibrate, compare, shown_work  # noqa: E402
 
 WORLD_MODEL_CONFIG = "configs/world_model.toml"
+FORMS = ("sides", "difference")
 SFT = ("--set", "sft.formats=verifier", "--set", "model.lora=false", "--set", "sft.max_length=768",
        "--set", "sft.save_steps=100")
 
@@ -51,18 +58,18 @@ def world_train_proofs() -> list[Any]:
     return make_splits(WorldConfig(**read_toml(Path(WORLD_MODEL_CONFIG))["world"]))["train"].proofs
 
 
-def write_rows(path: Path, share: float, per_problem: int, seed: int) -> dict[str, int]:
+def write_rows(path: Path, share: float, per_problem: int, seed: int, difference: bool = False) -> dict[str, int]:
     """Verifier rows (problem, proof, score, critique) of ``per_problem`` proofs a training problem, true scores in turn;
-    the critique is :func:`misworked_analysis` at ``share`` and the score the one it concludes. Its counts go beside, in
-    ``path`` with the suffix .json, written last."""
+    the critique is :func:`misworked_analysis` at ``share`` (in the difference form when ``difference``) and the score the
+    one it concludes. Its counts go beside, in ``path`` with the suffix .json, written last."""
     from training.role_data.world_critiques import misworked_analysis
     from training.world_model.examples import by_problem, drawn_in_turn
 
-    rng = random.Random(f"{seed}/verdict-reads-work/{share}")
+    rng = random.Random(f"{seed}/verdict-reads-work/{share}" + ("/difference" if difference else ""))
     rows, slipped = [], 0
     for group in by_problem(world_train_proofs()).values():
         for proof in drawn_in_turn(group, per_problem, rng):
-            analysis, score = misworked_analysis(proof, rng, share)
+            analysis, score = misworked_analysis(proof, rng, share, difference)
             slipped += score != proof.score
             rows.append({"id": f"{proof.id}-{len(rows)}", "problem": proof.problem.statement, "proof": proof.proof,
                          "score": score, "critique": analysis})
@@ -81,29 +88,39 @@ def main() -> int:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--per-problem", type=int, default=2, help="training proofs a problem")
+    parser.add_argument("--form", choices=FORMS, default="sides",
+                        help="sides: the world model's worked form; difference: left minus right written before the verdict")
     args = parser.parse_args()
     if not (START / "calibration-templates" / "calibration.json").exists():
         raise SystemExit("calibrate the start first: python benchmarks/world_verifier_rl.py (its step 4)")
-    results: dict[str, Any] = {"machine": MACHINE, "start": START_MODEL, "settings": vars(args), "arms": {},
-                               "start_work": shown_work(START / "calibration-templates")}
+    path = Path(args.out) / "world_verdict_reads_work.json"
+    # Arms of the other form, run before, stay in the file.
+    results: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"arms": {}}
+    results.update({"machine": MACHINE, "start": START_MODEL, "start_work": shown_work(START / "calibration-templates")})
+    legacy = results.pop("settings", None)  # files written before arms carried their own
+    for entry in results["arms"].values():
+        entry.setdefault("settings", legacy)
     for share in args.shares:
-        run = Path(f"runs/world-verdict-share{share:g}")
+        name = f"share {share:g}" if args.form == "sides" else f"{args.form}, share {share:g}"
+        run = Path(f"runs/world-verdict-share{share:g}" if args.form == "sides" else f"runs/world-verdict-{args.form}-share{share:g}")
         rows = run / "rows.jsonl"
         if not rows.with_suffix(".json").exists():  # the summary is written last
             run.mkdir(parents=True, exist_ok=True)
-            write_rows(rows, share, args.per_problem, 0)
-        entry: dict[str, Any] = {"rows": json.loads(rows.with_suffix(".json").read_text(encoding="utf-8"))}
+            write_rows(rows, share, args.per_problem, 0, args.form == "difference")
+        entry: dict[str, Any] = {"settings": vars(args), "rows": json.loads(rows.with_suffix(".json").read_text(encoding="utf-8"))}
         command = ("train", "sft", "--model", START_MODEL, "--data", str(rows), "--run-dir", str(run),
                    "--set", f"sft.max_steps={args.steps}", "--set", f"sft.batch_size={args.batch_size}",
                    "--set", f"sft.learning_rate={args.learning_rate}", *SFT)
         entry["command"] = "proofsmith " + " ".join(command)
         if not (run / "COMPLETE").exists():
             entry["training seconds"] = proofsmith(*command)
+        elif "training seconds" in results["arms"].get(name, {}):
+            entry["training seconds"] = results["arms"][name]["training seconds"]
         calibrate(run / "final", run / "calibration")
         entry["comparison"] = compare(START / "calibration-templates", run / "calibration")
         entry["work"] = shown_work(run / "calibration")
-        results["arms"][f"share {share:g}"] = entry
-    path = Path(args.out) / "world_verdict_reads_work.json"
+        results["arms"][name] = entry
+        path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     for name, entry in results["arms"].items():
         metrics = entry["comparison"]["test_in"]["metrics"]
@@ -111,7 +128,10 @@ def main() -> int:
                           for metric in ("balanced_accuracy", "localisation", "invented_defect_rate"))
         work = entry["work"]
         print(f"{name}: test_in {shown}; says differ when its sides differ {work['says differ when its sides differ']:.3f}, "
-              f"agree {work['says differ when its sides agree']:.3f}")
+              f"agree {work['says differ when its sides agree']:.3f}"
+              + ("" if "says differ when its left minus right is 0" not in work else
+                 f"; when left minus right is not 0 {work.get('says differ when its left minus right is not 0', 0):.3f}, "
+                 f"0 {work['says differ when its left minus right is 0']:.3f}"))
     print(f"wrote {path}")
     return 0
 

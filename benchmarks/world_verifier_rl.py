@@ -139,7 +139,9 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
     """What the worked steps of test_in analyses say (data/world/work.py): how often their expansions are true and their
     verdict follows from them; how often they say "differ" when the two sides they wrote differ and when they agree; and at
     a true step (before the first bad one) and at the first bad step of a proof scored 0, how often the sides written
-    differ and how often the verdict says so. Whether the work carries the truth, and whether the verdict uses the work."""
+    differ and how often the verdict says so; in the difference form, how often left minus right follows from the sides
+    and how often "differ" is said when it is 0 and when not. Whether the work carries the truth, and whether the verdict
+    uses the work."""
     from data.world.work import worked_steps
 
     proofs = test_in_proofs()
@@ -155,6 +157,10 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
                 shares.setdefault("verdict follows from them", []).append(step.verdict_follows)
                 sides = "agree" if step.sides_agree else "differ"
                 shares.setdefault(f"says differ when its sides {sides}", []).append(said_differ)
+                if step.difference_zero is not None:
+                    shares.setdefault("left minus right follows from its sides", []).append(bool(step.difference_follows))
+                    written = "0" if step.difference_zero else "not 0"
+                    shares.setdefault(f"says differ when its left minus right is {written}", []).append(said_differ)
                 where = ("a true step" if first_bad is None or step.step < first_bad
                          else "the first bad step (score 0)" if step.step == first_bad and score == 0.0 else None)
                 if where:

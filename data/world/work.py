@@ -7,7 +7,10 @@ This module reads that work back from any analysis and checks each worked step a
 proof itself: A and B must be the true expansions of the two sides of the proof's Step 2
 (``expansions_right``), and the verdict must follow from A and B as written, "agree" exactly
 when they are equal (``verdict_follows``). A step the analysis names that the proof lacks, or
-that is not an equality, has no right expansions.
+that is not an equality, has no right expansions. In the difference form (``worked_step(...,
+difference=True)``: ``... the right side is B, and left minus right is D. They agree ...``) D must
+be A − B as written (``difference_follows``) and the verdict must follow from D: "agree" exactly
+when D is 0.
 
 Why: the bundled world model's verdicts ignore its own work. On test_in (2026-12-05), its two
 sides differ in 56 % of its checks of a false step and 30 % of a true one, yet it says "They
@@ -32,8 +35,8 @@ import sympy
 from data.world.expressions import ExpressionError, parse, render
 from data.world.steps import parse_steps
 
-_WORKED = re.compile(r"Step (\d+):(?:(?!Step \d+:).)*?Expanded, the left side is (.+?) and the right side is (.+?)\. "
-                     r"They (agree|differ)\b", re.DOTALL)
+_WORKED = re.compile(r"Step (\d+):(?:(?!Step \d+:).)*?Expanded, the left side is (.+?) and the right side is (.+?)"
+                     r"(?:, and left minus right is (.+?))?\. They (agree|differ)\b", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,16 @@ class WorkedStep:
     """The two sides as written are equal."""
     says_agree: bool
     """The verdict: "They agree" (else "They differ")."""
+    difference_zero: bool | None = None
+    """The difference form (``, and left minus right is D``): D is 0; None when the analysis writes no difference."""
+    difference_follows: bool | None = None
+    """D is left minus right of the sides as written, right or wrong; None when no difference is written."""
 
     @property
     def verdict_follows(self) -> bool:
-        """The verdict is the one the sides as written give, right or wrong."""
-        return self.says_agree == self.sides_agree
+        """The verdict is the one the work just before it gives, right or wrong: the difference's 0 when one is written,
+        else the two sides' equality."""
+        return self.says_agree == (self.sides_agree if self.difference_zero is None else self.difference_zero)
 
     def __post_init__(self) -> None:
         if self.step < 1:
@@ -59,8 +67,12 @@ class WorkedStep:
 
     @property
     def accuracy(self) -> float:
-        """Half for the true expansions, half for the verdict that follows from the ones written."""
-        return (self.expansions_right + self.verdict_follows) / 2
+        """The share of its checks that hold: true expansions, a difference that follows from them (when one is
+        written) and a verdict that follows from the work just before it."""
+        checks = [self.expansions_right, self.verdict_follows]
+        if self.difference_follows is not None:
+            checks.append(self.difference_follows)
+        return fmean(checks)
 
 
 def expanded(text: str) -> sympy.Expr | None:
@@ -95,12 +107,23 @@ def worked_steps(analysis: str, proof: str) -> list[WorkedStep]:
     """Every ``Step N: ... Expanded, ... They agree|differ`` of ``analysis``, checked against ``proof``."""
     truth = true_expansions(proof)
     checked: list[WorkedStep] = []
-    for number, left, right, verdict in _WORKED.findall(analysis):
+    for number, left, right, difference, verdict in _WORKED.findall(analysis):
         expected = truth.get(int(number))
         right_sides = expected is not None and same(left, expected[0]) and same(right, expected[1])
         if int(number) >= 1:
-            checked.append(WorkedStep(int(number), right_sides, same(left, right), verdict == "agree"))
+            checked.append(WorkedStep(int(number), right_sides, same(left, right), verdict == "agree",
+                                      *(difference_checks(left, right, difference) if difference else (None, None))))
     return checked
+
+
+def difference_checks(left: str, right: str, difference: str) -> tuple[bool, bool]:
+    """Whether the written difference is 0, and whether it is left minus right of the sides as written (unreadable sides
+    or difference: it does not follow)."""
+    zero = difference.strip() == "0"
+    written, left_value, right_value = expanded(difference), expanded(left), expanded(right)
+    if written is None or left_value is None or right_value is None:
+        return zero, False
+    return zero, sympy.expand(written - (left_value - right_value)) == 0
 
 
 def work_accuracy(analysis: str, proof: str) -> float | None:

@@ -216,16 +216,29 @@ def meta_assessment(critique: RatedCritique, proof: WorldProof, rng: random.Rand
                        f"and scores the proof accordingly."))
 
 
-def worked_step(step: Step, verdict: StepVerdict) -> str:
-    """One step checked claim first, work shown, verdict last: what a small model can learn to do step by step."""
+def equality_work(number: int, claim: Claim, left: str, right: str, difference: bool) -> str:
+    """An equality step's work with the sides as given (true or not): restated, both sides expanded and, in the
+    difference form, left minus right expanded from the sides as written. "They agree" follows exactly when the sides are
+    equal, which is exactly when that difference is 0."""
+    work = f"Step {number}: {claim.render()}. Expanded, the left side is {left} and the right side is {right}"
+    if difference:
+        work += f", and left minus right is {render(sympy.expand(parse(left) - parse(right)))}"
+    return work + "."
+
+
+def worked_step(step: Step, verdict: StepVerdict, difference: bool = False) -> str:
+    """One step checked claim first, work shown, verdict last: what a small model can learn to do step by step.
+
+    ``difference`` adds left minus right (:func:`equality_work`), so the verdict reads one token, the difference's 0,
+    instead of comparing two written polynomials (data/world/work.py: the bundled model's verdict does not compare them).
+    """
     number = step.number
     if step.claim is None:
         return f"Step {number}: {step_text(step)}. This is not a claim I can check, so Step {number} is wrong."
     claim = step.claim
-    lines = [f"Step {number}: {claim.render()}."]
     if claim.kind == "equal":
         left, right = render(sympy.expand(parse(claim.left))), render(sympy.expand(parse(claim.right)))
-        lines.append(f"Expanded, the left side is {left} and the right side is {right}.")
+        lines = [equality_work(number, claim, left, right, difference)]
         agree = "They agree" if left == right else "They differ"
         lines.append({"ok": f"{agree}, so Step {number} is correct.",
                       "false": f"{agree}, so Step {number} is wrong.",
@@ -233,6 +246,7 @@ def worked_step(step: Step, verdict: StepVerdict) -> str:
                       "unjustified": f"{agree}, but Step {number} gives no reason for it, so Step {number} is unjustified.",
                       }.get(verdict.status, f"So Step {number} is wrong."))
     else:
+        lines = [f"Step {number}: {claim.render()}."]
         lines.append({"ok": f"{'It holds, ' + connect_reason(step.reason) if step.reason else 'It follows from the steps before'},"
                             f" so Step {number} is correct.",
                       "false": f"But {counterexample(claim)}, so Step {number} is wrong.",
@@ -247,13 +261,14 @@ def connect_reason(reason: str) -> str:
     return f"by {reason}" if first.endswith("ing") or first in ("the", "steps", "step") else f"since {reason}"
 
 
-def worked_analysis(proof: WorldProof) -> str:
+def worked_analysis(proof: WorldProof, difference: bool = False) -> str:
     """The analysis of ``proof`` in one fixed form that shows its work before each verdict (without the format's markers).
 
     Every step up to the first bad one is written out, then checked: an equality's two sides
     expanded and compared, a fact's reason or counterexample; the verdict comes last, once the
-    work that decides it is on the page. ``data.world.blame`` reads the blamed step back as from
-    :func:`verifier_analysis`. Deterministic: the same proof always gets the same analysis.
+    work that decides it is on the page (``difference``: with left minus right, :func:`worked_step`).
+    ``data.world.blame`` reads the blamed step back as from :func:`verifier_analysis`. Deterministic: the same proof
+    always gets the same analysis.
     """
     steps = parse_steps(proof.proof)
     verdict: Verdict = check(proof.problem.goal, proof.proof)
@@ -261,7 +276,7 @@ def worked_analysis(proof: WorldProof) -> str:
         return "The text contains no numbered step that states a checkable claim, so it does not prove anything."
     verdicts = {item.number: item for item in verdict.steps}
     bad = verdict.first_bad_step
-    parts = [worked_step(step, verdicts[step.number]) for step in steps
+    parts = [worked_step(step, verdicts[step.number], difference) for step in steps
              if step.number in verdicts and (bad is None or step.number <= bad)]
     if bad is not None and verdicts[bad].status == "ok":  # the proof stops before reaching its goal
         goal = " and ".join(claim.render() for claim in proof.problem.goal)
@@ -270,7 +285,7 @@ def worked_analysis(proof: WorldProof) -> str:
     return " ".join(parts)
 
 
-def misworked_analysis(proof: WorldProof, rng: random.Random, share: float) -> tuple[str, float]:
+def misworked_analysis(proof: WorldProof, rng: random.Random, share: float, difference: bool = False) -> tuple[str, float]:
     """A worked analysis whose arithmetic sometimes slips, every verdict following the sides as written; and its score.
 
     Each correct equality step before the first bad one has, with probability ``share``, its right side miscomputed
@@ -279,12 +294,12 @@ def misworked_analysis(proof: WorldProof, rng: random.Random, share: float) -> t
     written as the left's expansion: the sides agree, the step is passed and the proof scored 1. Otherwise the analysis
     is :func:`worked_analysis`'s. In the world's own analyses the sides are always the true expansions, so a verdict
     guessed from the step alone fits them as well as one that reads the sides; the bundled world model learned the guess
-    (data/world/work.py). These teach the verdict to read the sides.
+    (data/world/work.py). These teach the verdict to read the sides (``difference``: in the form with left minus right).
     """
     steps = parse_steps(proof.proof)
     verdict: Verdict = check(proof.problem.goal, proof.proof)
     if not verdict.readable:
-        return worked_analysis(proof), proof.score
+        return worked_analysis(proof, difference), proof.score
     verdicts = {item.number: item for item in verdict.steps}
     bad = verdict.first_bad_step
     last = max(verdicts)
@@ -296,19 +311,19 @@ def misworked_analysis(proof: WorldProof, rng: random.Random, share: float) -> t
         slips = (claim is not None and claim.kind == "equal" and rng.random() < share
                  and (status == "ok" and number != bad or status == "false" and number == bad == last))
         if not slips:
-            parts.append(worked_step(step, verdicts[number]))
+            parts.append(worked_step(step, verdicts[number], difference))
             continue
         assert claim is not None
         left = render(sympy.expand(parse(claim.left)))
         right = miscomputed(claim.right) if status == "ok" else left
         agree = left == right
-        parts.append(f"Step {number}: {claim.render()}. Expanded, the left side is {left} and the right side is {right}. "
-                     + (f"They agree, so Step {number} is correct." if agree else f"They differ, so Step {number} is wrong."))
+        parts.append(equality_work(number, claim, left, right, difference)
+                     + (f" They agree, so Step {number} is correct." if agree else f" They differ, so Step {number} is wrong."))
         if not agree:
             return " ".join([*parts, CONCLUSIONS[0.0][0]]), 0.0
         if number == bad:
             return " ".join([*parts, CONCLUSIONS[1.0][0]]), 1.0
-    return worked_analysis(proof), proof.score
+    return worked_analysis(proof, difference), proof.score
 
 
 def miscomputed(expression: str) -> str:
@@ -318,7 +333,7 @@ def miscomputed(expression: str) -> str:
     return render(sympy.expand(value + (terms[0] if value != 0 else 1)))
 
 
-def worked_invented_defect(proof: WorldProof) -> tuple[str, int] | None:
+def worked_invented_defect(proof: WorldProof, difference: bool = False) -> tuple[str, int] | None:
     """A worked analysis that blames a step that is fine, misstating its work; None when no step is fine."""
     steps = parse_steps(proof.proof)
     verdict = check(proof.problem.goal, proof.proof)
@@ -329,13 +344,13 @@ def worked_invented_defect(proof: WorldProof) -> tuple[str, int] | None:
     if not fine:
         return None
     target = fine[-1]
-    parts = [worked_step(step, verdicts[step.number]) for step in steps if step.number < target.number]
+    parts = [worked_step(step, verdicts[step.number], difference) for step in steps if step.number < target.number]
     claim = target.claim
     assert claim is not None
     if claim.kind == "equal":
         left = render(sympy.expand(parse(claim.left)))
-        parts.append(f"Step {target.number}: {claim.render()}. Expanded, the left side is {left} and the right side is "
-                     f"{miscomputed(claim.right)}. They differ, so Step {target.number} is wrong.")
+        parts.append(equality_work(target.number, claim, left, miscomputed(claim.right), difference)
+                     + f" They differ, so Step {target.number} is wrong.")
     else:
         parts.append(f"Step {target.number}: {claim.render()}. But it fails for some values of the variables, so "
                      f"Step {target.number} is wrong.")
@@ -343,11 +358,11 @@ def worked_invented_defect(proof: WorldProof) -> tuple[str, int] | None:
     return " ".join(parts), target.number
 
 
-def worked_meta_critiques(proof: WorldProof, rng: random.Random) -> list[RatedCritique]:
+def worked_meta_critiques(proof: WorldProof, rng: random.Random, difference: bool = False) -> list[RatedCritique]:
     """:func:`meta_critiques` in the worked form: the true analysis (1), an invented defect (0), a wrong score (0.5)."""
-    true_analysis = worked_analysis(proof)
+    true_analysis = worked_analysis(proof, difference)
     critiques = [RatedCritique(true_analysis, proof.score, 1.0, "true", proof.first_bad_step)]
-    invented = worked_invented_defect(proof)
+    invented = worked_invented_defect(proof, difference)
     if invented is not None:
         critiques.append(RatedCritique(invented[0], 0.0, 0.0, "invented_defect", invented[1]))
     wrong = rng.choice([score for score in SCORES if score != proof.score])

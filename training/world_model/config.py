@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from data.world.config import WorldConfig
 
 PRECISIONS: tuple[str, ...] = ("auto", "bf16", "fp32")
-ANALYSIS_STYLES: tuple[str, ...] = ("worked", "varied")
+ANALYSIS_STYLES: tuple[str, ...] = ("worked", "difference", "varied")
 
 
 def training_world() -> WorldConfig:
@@ -33,7 +33,7 @@ class ExampleSettings:
     meta_per_problem: int = 1
     """Meta-verifier examples (a critique of a proof -> its rating: true, invented defect or wrong score) per problem."""
     analysis: str = "worked"
-    """How analyses are written: worked (each step restated, its work shown, the verdict last) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
+    """How analyses are written: worked (each step restated, its work shown, the verdict last), difference (worked, an equality's left minus right written before its verdict, so the verdict reads whether it is 0) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
     seed: int = 0
     """Seed of the draw of examples and of their order."""
 

@@ -69,15 +69,18 @@ def origin(proof: WorldProof) -> dict[str, Any]:
 
 
 def analysis_of(proof: WorldProof, settings: ExampleSettings, world_seed: int) -> str:
-    """The analysis taught for ``proof``: worked (``world_critiques.worked_analysis``) or the world's varied critique."""
-    return worked_analysis(proof) if settings.analysis == "worked" else proof_row(proof, world_seed)["critique"]
+    """The analysis taught for ``proof``: worked or difference (``world_critiques.worked_analysis``) or the world's varied
+    critique."""
+    if settings.analysis == "varied":
+        return proof_row(proof, world_seed)["critique"]
+    return worked_analysis(proof, difference=settings.analysis == "difference")
 
 
 def rated_critique(proof: WorldProof, settings: ExampleSettings, world_seed: int, rng: random.Random) -> dict[str, Any]:
     """One critique of ``proof`` to rate, in the style of the run's analyses: analysis (verifier format), rating, assessment."""
     if settings.analysis == "varied":
         return rng.choice(meta_rows(proof, world_seed))
-    critique = rng.choice(worked_meta_critiques(proof, rng))
+    critique = rng.choice(worked_meta_critiques(proof, rng, difference=settings.analysis == "difference"))
     return {"analysis": verifier_answer(critique.score, critique.analysis), "rating": critique.rating,
             "assessment": meta_assessment(critique, proof, rng), "critique_kind": critique.kind}
 

@@ -59,3 +59,28 @@ def test_a_step_the_proof_lacks_has_no_right_expansions_and_no_work_means_nothin
 def test_a_worked_step_is_numbered_from_one() -> None:
     with pytest.raises(ValueError, match="numbered from 1"):
         WorkedStep(0, True, True, True)
+
+
+def test_the_worlds_own_difference_form_analyses_are_all_true_work() -> None:
+    proofs = list(world_proofs(seed=11, problems_per_template=2))
+    for proof in proofs:
+        for step in worked_steps(worked_analysis(proof, difference=True), proof.proof):
+            assert step.expansions_right and step.difference_follows and step.verdict_follows
+            assert step.difference_zero is step.sides_agree
+
+
+@pytest.mark.parametrize(("left", "right", "difference", "verdict", "zero", "difference_follows", "verdict_follows"), [
+    ("9x^2", "9x^2", "0", "agree", True, True, True),
+    ("9x^2 - 25", "9x^2", "-25", "differ", False, True, True),  # a wrong side, the rest follows from it as written
+    ("9x^2 - 25", "9x^2", "0", "agree", True, False, True),  # the difference slips; the verdict reads the difference
+    ("9x^2", "9x^2", "0", "differ", True, True, False),
+    ("9x^2", "9x^2", "x^", "agree", False, False, False),  # an unreadable difference follows from nothing
+])
+def test_in_the_difference_form_the_verdict_follows_the_difference_and_the_difference_the_sides(
+        left: str, right: str, difference: str, verdict: str, zero: bool, difference_follows: bool,
+        verdict_follows: bool) -> None:
+    text = analysis(left, right, verdict).replace(f"side is {right}.", f"side is {right}, and left minus right is {difference}.")
+    [step] = worked_steps(text, PROOF)
+    assert (step.difference_zero, step.difference_follows, step.verdict_follows) == (zero, difference_follows,
+                                                                                      verdict_follows)
+    assert step.accuracy == pytest.approx((step.expansions_right + difference_follows + verdict_follows) / 3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -97,3 +98,21 @@ def test_a_misworked_analysis_slips_now_and_then_and_its_verdict_always_follows_
                 step.step for step in worked_steps(analysis, proof.proof))
         outcomes.add(score)
     assert outcomes == {0.0, 1.0}  # both slips occur
+
+
+def test_the_difference_form_writes_left_minus_right_from_the_sides_before_each_verdict() -> None:
+    from training.role_data.world_critiques import misworked_analysis
+
+    flawed = next(proof for proof in PROOFS if proof.defect == "wrong_expansion")
+    for proof in PROOFS:
+        analysis = worked_analysis(proof, difference=True)
+        assert blamed_step(analysis) == proof.first_bad_step, (proof.proof, analysis)
+        assert analysis.count("They agree") == analysis.count("left minus right is 0. They agree")
+        if proof is flawed:
+            assert "They differ" in analysis and "left minus right is 0. They differ" not in analysis
+        # the same analysis with the difference taken out is the worked form's, word for word
+        assert re.sub(r", and left minus right is [^.]+\.", ".", analysis) == worked_analysis(proof)
+    rng = random.Random(0)
+    slipped = [misworked_analysis(proof, rng, 0.5, difference=True) for proof in PROOFS]
+    assert any(score != proof.score for (_, score), proof in zip(slipped, PROOFS, strict=True))
+    assert all(", and left minus right is" in analysis for analysis, _ in slipped if "Expanded," in analysis)

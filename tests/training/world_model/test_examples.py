@@ -69,3 +69,13 @@ def test_the_world_prompts_are_short_and_keep_every_placeholder() -> None:
         template = load_template(name, WORLD_PROMPTS)
         assert template.placeholders() == placeholders
         assert len(template.user) < 300
+
+
+def test_the_difference_style_teaches_left_minus_right_in_every_role_that_writes_an_analysis() -> None:
+    worked = world_examples(PROOFS, ExampleSettings(), world_seed=0)
+    difference = world_examples(PROOFS, ExampleSettings(analysis="difference"), world_seed=0)
+    assert [example["role"] for example in difference] == [example["role"] for example in worked]
+    for role, where in (("verifier", "answer"), ("generator", "answer"), ("meta-verifier", "prompt")):  # meta: the critique
+        texts = [str(example[where]) for example in difference if example["role"] == role]
+        assert any(", and left minus right is " in text for text in texts), role
+    assert not any(", and left minus right is " in example["answer"] for example in worked)
