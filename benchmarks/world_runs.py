@@ -38,4 +38,5 @@ def calibrate(model: str | Path, out: Path, *flags: str) -> float | None:
     """``proofsmith world calibrate`` of ``model`` on the world into ``out``; None (nothing run) when it is there."""
     if (out / "calibration.json").exists():
         return None
+    out.parent.mkdir(parents=True, exist_ok=True)  # the command refuses an output directory whose parent is missing
     return proofsmith("world", "calibrate", str(WORLD), "--out", str(out), "--model", str(model), *flags)

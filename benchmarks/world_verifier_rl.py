@@ -29,7 +29,9 @@ calibrated test_in proof (``eval verifier``), whose ``truth_by_n`` gives the sha
 localised by at least one of n = 1, 2, 4, 8, 16 analyses beside a random step's.
 
 Beside the metrics, every model's shown work (``shown_work``: does its "They differ" follow the sides it
-wrote?). Every step resumes (a finished run or calibration is read back, not redone; ``--finished-only``
+wrote?), and ``sharpening``: the start sampled at temperatures 0.7, 0.5 and 0 (no training), each
+trained seed of the first arm against the start at 0.7, and the first seed greedy against the start
+greedy, so that a gain a sharper distribution gives alone is not credited to GRPO. Every step resumes (a finished run or calibration is read back, not redone; ``--finished-only``
 reports what is finished and runs nothing). Writes
 ``OUT/world_verifier_rl.json`` and ``OUT/world_verifier_rl.html`` (the tables, the plot of every metric
 before and after per arm and seed with its interval and baselines, the meta-check, the commands).
@@ -69,6 +71,8 @@ CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
               "--set", "engine.max_model_len=1024", "--set", "eval_meta_verifier.chunk_size=1024")
 ARMS = ("reference", "none", "checker", "checker_work")
+SHARPER = (0.7, 0.5, 0.0)
+"""Temperatures the start is also sampled at (test_in): what sharpening alone, with no training, does to every metric."""
 METRICS = ("balanced_accuracy", "kappa", "localisation", "invented_defect_rate", "format_failure_rate")
 GROUPS = {"test_in": lambda record: record["split"] == "test_in",
           "test_in seen templates": lambda record: record["split"] == "test_in" and record["templates"] == "seen",
@@ -168,6 +172,41 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
                     shares.setdefault(f"at {where}: says differ", []).append(said_differ)
     return {"worked steps": float(len(shares.get("expansions true", []))),
             **{name: statistics.fmean(values) for name, values in sorted(shares.items())}}
+
+
+def sampled_at(temperature: float) -> tuple[str, ...]:
+    """Calibration flags for test_in at ``temperature``: as CALIBRATE, one analysis a proof when greedy (all 8 would be
+    the same)."""
+    return ("--engine", "vllm", "--samples", "1" if temperature == 0 else "8", "--temperature", f"{temperature:g}",
+            "--max-tokens", "640", "--seed", "0", "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024",
+            "--split", "test_in")
+
+
+def sharpening(arm: str, seeds: Sequence[int], finished_only: bool) -> dict[str, Any]:
+    """Is a GRPO gain more than a sharper distribution? The start sampled at each of SHARPER against itself at
+    temperature 1; each trained seed of ``arm`` against the start at 0.7 (about as sharp: as few invented defects); and
+    the first trained seed greedy against the start greedy. Per analysis, paired, test_in."""
+    def ready(model: str | Path, directory: Path, temperature: float) -> bool:
+        if not finished_only:
+            calibrate_with(model, directory, *sampled_at(temperature))
+        return (directory / "calibration.json").exists()
+
+    result: dict[str, Any] = {}
+    for temperature in SHARPER:
+        if ready(START_MODEL, START / f"calibration-t{temperature:g}", temperature):
+            result[f"start at temperature {temperature:g}"] = compare(
+                START / "calibration-templates", START / f"calibration-t{temperature:g}")["test_in"]
+    for seed in seeds:
+        trained = run_dir(arm, seed)
+        if (trained / "calibration" / "calibration.json").exists() and (START / "calibration-t0.7").exists():
+            result[f"meta={arm} seed {seed} against the start at temperature 0.7"] = compare(
+                START / "calibration-t0.7", trained / "calibration")["test_in"]
+    trained = run_dir(arm, seeds[0])
+    if (trained / "COMPLETE").exists() and (START / "calibration-t0").exists() and ready(
+            trained / "final", trained / "calibration-t0", 0.0):
+        result[f"meta={arm} seed {seeds[0]} greedy against the start greedy"] = compare(
+            START / "calibration-t0", trained / "calibration-t0")["test_in"]
+    return result
 
 
 def across_seeds(per_seed: Mapping[int, Mapping[str, Any]], group: str, name: str) -> dict[str, Any] | None:
@@ -298,6 +337,27 @@ def work_table(results: Mapping[str, Any]) -> str:
             f"<table><tr><th></th>{header}</tr>{rows}</table>")
 
 
+def sharpening_table(results: Mapping[str, Any]) -> str:
+    """``sharpening``: each row's metrics after, and its paired gain, against the row's own baseline (test_in)."""
+    rows = []
+    for name, figures in (results.get("sharpening") or {}).items():
+        metrics = figures["metrics"]
+        cells = ""
+        for metric in SHOWN:
+            gain = metrics[f"{metric} gain"]
+            low, high = gain["interval"] or (float("nan"), float("nan"))
+            cells += (f"<td>{metrics[f'{metric} before']['value']:.3f} → {metrics[f'{metric} after']['value']:.3f}</td>"
+                      f"<td>{gain['value']:+.3f} [{low:+.3f}, {high:+.3f}]</td>")
+        rows.append(f"<tr><th>{html.escape(name)}</th>{cells}</tr>")
+    if not rows:
+        return ""
+    return ("<h2>Sharper sampling, no training</h2><p>The start sampled at lower temperatures against itself at 1, and "
+            "trained verifiers against the start at 0.7 (as few invented defects) and greedy against greedy: how much "
+            "of a GRPO gain a sharper distribution gives alone.</p><table><tr><th></th>"
+            + "".join(f"<th>{name.replace('_', ' ')}</th><th>gain</th>" for name in SHOWN)
+            + f"</tr>{''.join(rows)}</table>")
+
+
 def against_none_table(results: Mapping[str, Any]) -> str:
     """(b): each R_meta arm's trained model minus the arm without R_meta, same seed, paired proof by proof (test_in)."""
     rows = []
@@ -351,7 +411,7 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
         + "".join(f"<th>{name.replace('_', ' ')}</th><th>gain</th>" for name in SHOWN)
         + f"<th>random step</th></tr>{''.join(rows)}</table>"
         f"<img alt='metrics before and after' src='{chart(results)}'>{against_none_table(results)}{work_table(results)}"
-        f"{scaling_table(results)}"
+        f"{scaling_table(results)}{sharpening_table(results)}"
         f"<h2>Commands</h2><ul>{commands}</ul></body></html>",
         encoding="utf-8")
 
@@ -412,6 +472,7 @@ def main() -> int:
         if (trained / "COMPLETE").exists() and (not args.finished_only or (trained / "scaling" / "metrics.json").exists()):
             results["scaling"][f"meta={args.arms[0]} seed {args.seeds[0]}"] = scaling(trained / "final", trained / "scaling",
                                                                                       args.scaling_samples)
+    results["sharpening"] = sharpening(args.arms[0], args.seeds, args.finished_only)
     results["seconds"] = seconds
     path = out / "world_verifier_rl.json"
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
