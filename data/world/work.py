@@ -18,7 +18,9 @@ differ" 22 % of the time when the sides it wrote differ and 19 % when they agree
 rewarded only for the verdict lowered both rates alike (benchmarks/world_verifier_rl.py, the
 ``checker`` arm). A rater that reads the work pays for the verdict that follows from it
 (``rewards.meta = 'checker_work'``); neither it nor fine-tuning on analyses whose verdict must read
-the sides made this model read them (docs/results/world-model-verifier-rl.md).
+the sides made this model read them. Fine-tuned on the difference form with slips, its verdict
+follows D (differ 60 % after a non-zero D, 39 % after 0), but its sides and its D are mostly wrong, so
+it still cannot tell a true step from a false one (docs/results/world-model-verifier-rl.md).
 """
 
 from __future__ import annotations
