@@ -18,7 +18,7 @@ arm and seed: true pass@1 on the fresh problems of trained templates, overall an
 level), before, after and the paired gain with a 95 % bootstrap interval over problems; the
 held-out templates beside them; and, over the steps, the reward's proof score against the
 checker's pass rate of the same rollouts (the hacking picture). Every command resumes; a finished
-run or calibration is read back, not redone. Writes ``OUT/world_generator_arms.json`` and
+run or calibration is read back, not redone (``--finished-only``: report what is calibrated, run nothing). Writes ``OUT/world_generator_arms.json`` and
 ``OUT/world_generator_arms.png``.
 
     python benchmarks/world_generator_arms.py --out benchmarks/results --seeds 0
@@ -119,11 +119,15 @@ def main() -> int:
     parser.add_argument("--runs", default="runs/world-generator", help="where the arms' runs and calibrations go")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="GRPO seeds (grpo.seed) per arm")
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
+    parser.add_argument("--finished-only", action="store_true",
+                        help="train and calibrate nothing: report the arms and seeds already calibrated")
     args = parser.parse_args()
     out, runs = Path(args.out), Path(args.runs)
     out.mkdir(parents=True, exist_ok=True)
     if not (WORLD / "summary.json").exists():
         raise SystemExit(f"{WORLD} holds no world: draw it with the command in {CONFIG}")
+    if args.finished_only and not (runs / "start" / "calibration" / "calibration.json").exists():
+        raise SystemExit(f"--finished-only: the start is not calibrated yet ({runs / 'start' / 'calibration'})")
     seconds: dict[str, float | None] = {"start calibration": calibrate(START_MODEL, runs / "start" / "calibration")}
     before = pass_rates(runs / "start" / "calibration")
     results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL, "arms": {}}
@@ -131,6 +135,8 @@ def main() -> int:
     for arm in args.arms:
         for seed in args.seeds:
             name, run_dir = f"{arm}-seed{seed}", runs / f"{arm}-seed{seed}"
+            if args.finished_only and not (run_dir / "calibration" / "calibration.json").exists():
+                continue
             command = ["train", "generator", "--config", CONFIG, "--run-dir", str(run_dir), *ARMS[arm], "--set", f"grpo.seed={seed}"]
             seconds[f"{name} training"] = None if (run_dir / "COMPLETE").exists() else proofsmith(*command, "--json")
             seconds[f"{name} calibration"] = calibrate(run_dir / "final", run_dir / "calibration")
