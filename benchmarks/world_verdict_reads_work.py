@@ -17,13 +17,15 @@ shown work (does "differ" now follow the sides?).
 ``--form difference`` does the same in the difference form (``worked_step``): each equality's left minus
 right is written, expanded from the sides as written, before the verdict, so the verdict reads one
 token (is it 0?) instead of comparing two polynomials, and the comparison itself is taught token by
-token. Runs ``runs/world-verdict-difference-share{X}``.
+token. Runs ``runs/world-verdict-difference-share{X}``. ``--grpo META`` then trains each arm's model with
+verifier GRPO (``rewards.meta = META``) into ``RUN-grpo-META`` and compares it with the model it started from.
 
 Every step resumes (written rows, a finished fine-tune or calibration are read back). Writes
 ``OUT/world_verdict_reads_work.json`` (after each arm; arms of the other form, run before, are kept).
 
     python benchmarks/world_verdict_reads_work.py --out benchmarks/results
     python benchmarks/world_verdict_reads_work.py --out benchmarks/results --form difference --shares 0 0.3
+    python benchmarks/world_verdict_reads_work.py --out benchmarks/results --form difference --shares 0.3 --grpo checker_work
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from world_verifier_rl import calibrate, compare, shown_work  # noqa: E402
 
 WORLD_MODEL_CONFIG = "configs/world_model.toml"
 FORMS = ("sides", "difference")
+META_RATERS = ("reference", "none", "checker", "checker_work")
 SFT = ("--set", "sft.formats=verifier", "--set", "model.lora=false", "--set", "sft.max_length=768",
        "--set", "sft.save_steps=100")
 
@@ -79,6 +82,22 @@ def write_rows(path: Path, share: float, per_problem: int, seed: int, difference
     return summary
 
 
+def grpo_from(run: Path, meta: str) -> dict[str, Any]:
+    """Verifier GRPO (configs/world_verifier.toml, seed 0) from the fine-tuned model of ``run``, calibrated and compared
+    with that model. No spread filter: the start's calibration of the training proofs describes another model."""
+    grpo_run = Path(f"{run}-grpo-{meta}")
+    command = ("train", "verifier", "--config", "configs/world_verifier.toml", "--set", f"model.name={run / 'final'}",
+               "--set", f"rewards.meta={meta}", "--set", "data.calibration=", "--set", "grpo.seed=0",
+               "--run-dir", str(grpo_run))
+    entry: dict[str, Any] = {"command": "proofsmith " + " ".join(command)}
+    if not (grpo_run / "COMPLETE").exists():
+        entry["training seconds"] = proofsmith(*command)
+    calibrate(grpo_run / "final", grpo_run / "calibration")
+    entry["comparison"] = compare(run / "calibration", grpo_run / "calibration")
+    entry["work"] = shown_work(grpo_run / "calibration")
+    return entry
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="benchmarks/results", help="where world_verdict_reads_work.json goes")
@@ -90,6 +109,8 @@ def main() -> int:
     parser.add_argument("--per-problem", type=int, default=2, help="training proofs a problem")
     parser.add_argument("--form", choices=FORMS, default="sides",
                         help="sides: the world model's worked form; difference: left minus right written before the verdict")
+    parser.add_argument("--grpo", choices=META_RATERS, default=None,
+                        help="then verifier GRPO from each arm's model with this rewards.meta, compared with that model")
     args = parser.parse_args()
     if not (START / "calibration-templates" / "calibration.json").exists():
         raise SystemExit("calibrate the start first: python benchmarks/world_verifier_rl.py (its step 4)")
@@ -119,6 +140,10 @@ def main() -> int:
         calibrate(run / "final", run / "calibration")
         entry["comparison"] = compare(START / "calibration-templates", run / "calibration")
         entry["work"] = shown_work(run / "calibration")
+        if args.grpo:
+            entry["grpo"] = grpo_from(run, args.grpo)
+        elif "grpo" in results["arms"].get(name, {}):
+            entry["grpo"] = results["arms"][name]["grpo"]
         results["arms"][name] = entry
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
