@@ -43,11 +43,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data.jsonl import write_jsonl  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, proofsmith  # noqa: E402
-from world_verifier_rl import calibrate, compare, shown_work  # noqa: E402
+from world_verifier_rl import ARMS, calibrate, compare, shown_work  # noqa: E402
 
 WORLD_MODEL_CONFIG = "configs/world_model.toml"
 FORMS = ("sides", "difference")
-META_RATERS = ("reference", "none", "checker", "checker_work")
 SFT = ("--set", "sft.formats=verifier", "--set", "model.lora=false", "--set", "sft.max_length=768",
        "--set", "sft.save_steps=100")
 
@@ -109,7 +108,7 @@ def main() -> int:
     parser.add_argument("--per-problem", type=int, default=2, help="training proofs a problem")
     parser.add_argument("--form", choices=FORMS, default="sides",
                         help="sides: the world model's worked form; difference: left minus right written before the verdict")
-    parser.add_argument("--grpo", choices=META_RATERS, default=None,
+    parser.add_argument("--grpo", choices=ARMS, default=None,
                         help="then verifier GRPO from each arm's model with this rewards.meta, compared with that model")
     args = parser.parse_args()
     if not (START / "calibration-templates" / "calibration.json").exists():
@@ -146,7 +145,6 @@ def main() -> int:
             entry["grpo"] = results["arms"][name]["grpo"]
         results["arms"][name] = entry
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     for name, entry in results["arms"].items():
         metrics = entry["comparison"]["test_in"]["metrics"]
         shown = "; ".join(f"{metric} {metrics[f'{metric} before']['value']:.3f} -> {metrics[f'{metric} after']['value']:.3f}"

@@ -177,9 +177,8 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
 def sampled_at(temperature: float) -> tuple[str, ...]:
     """Calibration flags for test_in at ``temperature``: as CALIBRATE, one analysis a proof when greedy (all 8 would be
     the same)."""
-    return ("--engine", "vllm", "--samples", "1" if temperature == 0 else "8", "--temperature", f"{temperature:g}",
-            "--max-tokens", "640", "--seed", "0", "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024",
-            "--split", "test_in")
+    changed = {"--samples": "1" if temperature == 0 else "8", "--temperature": f"{temperature:g}"}
+    return (*(changed.get(previous, flag) for previous, flag in zip(("", *CALIBRATE), CALIBRATE)), "--split", "test_in")
 
 
 def sharpening(arm: str, seeds: Sequence[int], finished_only: bool) -> dict[str, Any]:
