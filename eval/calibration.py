@@ -135,6 +135,14 @@ def edge_groups(rows: Sequence[Mapping[str, Any]], low: float, high: float) -> l
             and row["generator"]["pass@1"] is not None and low < row["generator"]["pass@1"] < high]
 
 
+def problems_in_groups(problems: Iterable[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ids of every problem (measured or not) of the (split, family, level, templates) ``groups``: GRPO on edge
+    groups draws from all of their problems, not only the few the calibration sampled."""
+    wanted = {(group["split"], group["family"], group["level"], group.get("templates", "")) for group in groups}
+    return [str(problem["id"]) for problem in problems
+            if (problem["split"], problem["family"], problem["level"], problem.get("templates", "")) in wanted]
+
+
 def problems_at_the_edge(generations: Iterable[Mapping[str, Any]]) -> list[str]:
     """Ids of the problems whose own measured pass rate lies strictly between 0 and 1 (GRPO groups with spread)."""
     return [str(record["id"]) for record in generations if record["passes"] and 0 < sum(record["passes"]) < len(record["passes"])]

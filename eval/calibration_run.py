@@ -7,6 +7,8 @@ proofs with their true score and first bad step) and writes, in ``OUT``:
                           parsed, and whether the checker passes the proof it wrote
     verifications.jsonl   one record per proof: its truth and the k analyses (score, text)
 
+(``roles`` picks which of the two are written.)
+
 Records are appended chunk by chunk (``chunk_size`` requests per engine call), so a killed run
 loses at most one chunk; a rerun skips the ids already written. The metrics are
 ``eval.calibration``'s. Seeds: problem p of a split's generations has the seeds from
@@ -174,12 +176,25 @@ def run_calibration(engine: Engine, settings: CalibrationConfig, sampling: Sampl
         split_problems, split_proofs = capped(*read_split(Path(settings.data), split, seen), settings.max_problems_per_group)
         problems += split_problems
         proofs += split_proofs
-    with Progress("calibrate: generate", len(problems), "problem") as progress:
-        generations = run_stage(engine, problems, out / GENERATIONS,
-                                lambda row: generation_messages(row["problem"], prompts_dir), generation_record,
-                                settings, sampling, 0, progress)
-    with Progress("calibrate: verify", len(proofs), "proof") as progress:
-        verifications = run_stage(engine, proofs, out / VERIFICATIONS,
-                                  lambda row: verification_messages(row["problem"], row["proof"], prompts_dir),
-                                  verification_record, settings, sampling, len(problems) * settings.samples, progress)
+    generations: list[dict[str, Any]] = []
+    verifications: list[dict[str, Any]] = []
+    if "generator" in settings.roles:
+        with Progress("calibrate: generate", len(problems), "problem") as progress:
+            generations = run_stage(engine, problems, out / GENERATIONS,
+                                    lambda row: generation_messages(row["problem"], prompts_dir), generation_record,
+                                    settings, sampling, 0, progress)
+    if "verifier" in settings.roles:
+        # The seeds start after every generation seed whether or not the generations are sampled, so a
+        # verifier-only run samples the analyses a full run would.
+        with Progress("calibrate: verify", len(proofs), "proof") as progress:
+            verifications = run_stage(engine, proofs, out / VERIFICATIONS,
+                                      lambda row: verification_messages(row["problem"], row["proof"], prompts_dir),
+                                      verification_record, settings, sampling, len(problems) * settings.samples, progress)
     return generations, verifications
+
+
+def split_problems(settings: CalibrationConfig) -> list[dict[str, Any]]:
+    """Every problem of the calibrated splits (not only the measured ones), each with its split, family, level
+    and seen or held-out templates: what the edge groups select from."""
+    seen = training_templates(Path(settings.data))
+    return [problem for split in settings.splits for problem in read_split(Path(settings.data), split, seen)[0]]

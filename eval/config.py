@@ -167,6 +167,8 @@ class CalibrationConfig:
     """Splits of the world directory to measure (train measures what the model was taught)."""
     samples: int = 8
     """k: proofs generated per problem and analyses written per proof."""
+    roles: list[str] = field(default_factory=lambda: ["generator", "verifier"])
+    """What to measure: generator (k proofs per problem, pass@1 and pass@k) and/or verifier (k analyses per proof); a generator-only run is the quick before/after of generator training."""
     max_problems_per_group: int = 0
     """Measure at most this many problems per (split, family, level, seen or held-out templates), its templates in turn, and only their proofs; 0: all."""
     pass_rate_low: float = 0.2
@@ -185,3 +187,5 @@ class CalibrationConfig:
             raise ValueError("need 0 <= pass_rate_low < pass_rate_high <= 1")
         if not self.splits:
             raise ValueError("splits must name at least one split")
+        if not self.roles or set(self.roles) - {"generator", "verifier"}:
+            raise ValueError("roles must be a non-empty list of 'generator', 'verifier'")

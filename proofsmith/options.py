@@ -121,6 +121,7 @@ CALIBRATE_FLAGS: tuple[Flag, ...] = (
     Flag("--samples", "calibrate.samples", metavar="K"),
     Flag("--split", "calibrate.splits", repeatable=True, metavar="NAME"),
     Flag("--max-problems-per-group", "calibrate.max_problems_per_group", metavar="N"),
+    Flag("--role", "calibrate.roles", repeatable=True, metavar="generator|verifier"),
 )
 
 WORLD_MODEL_FLAGS: tuple[Flag, ...] = (

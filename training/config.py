@@ -28,6 +28,8 @@ def mark_complete(run_dir: Path) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / COMPLETE_MARKER).write_text("done\n", encoding="utf-8")
 LOSS_TYPES: tuple[str, ...] = ("grpo", "dapo", "dr_grpo", "bnpo")
+CALIBRATION_UNITS: tuple[str, ...] = ("problem", "group")
+"""data.calibration_unit: what a calibration selects generator problems by."""
 VERIFIER_SOURCES: tuple[str, ...] = ("reference", "policy", "engine")
 SCORE_SOURCES: tuple[str, ...] = (*VERIFIER_SOURCES, "none")
 CHECKER = "checker"
@@ -138,11 +140,15 @@ class DataSettings:
     """Verifier GRPO: repeat the graded proofs of the rarer true scores (0, 0.5, 1) until each score has as many as the commonest, so that "always 0" earns no more than any other policy (on in the world configs)."""
     calibration: str = ""
     """The calibration.json of a `proofsmith world calibrate` run: generator GRPO trains only on problems whose measured pass rate lies strictly between 0 and 1, verifier GRPO only on proofs some but not all of whose analyses gave the true score (a group with no reward spread teaches nothing). Empty: every row."""
+    calibration_unit: str = "problem"
+    """Generator GRPO under `calibration`: problem (only the calibrated problems whose own pass rate lies strictly between 0 and 1: few, each trained on many times) or group (every problem, calibrated or not, of the (family, level, templates) groups whose pass@1 lies in the calibration's edge band, by default (0.2, 0.7): fresh problems all run long)."""
 
     def __post_init__(self) -> None:
         for name in ("max_proof_chars", "max_rows", "holdout"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
+        if self.calibration_unit not in CALIBRATION_UNITS:
+            raise ValueError(f"calibration_unit must be one of {', '.join(CALIBRATION_UNITS)}")
 
 
 @dataclass

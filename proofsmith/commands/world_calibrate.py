@@ -48,20 +48,23 @@ def run(args: argparse.Namespace) -> int:
     sizes = {split: len(read_split(data, split)[0]) for split in settings.splits}
     if args.dry_run:
         return write_dry_run(out, config)
-    from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge, proofs_at_the_edge
-    from eval.calibration_run import run_calibration
+    from eval.calibration import (calibration_table, edge_groups, markdown_table, problems_at_the_edge, problems_in_groups,
+                                  proofs_at_the_edge)
+    from eval.calibration_run import run_calibration, split_problems
     from proofsmith.workloads import verify_workload
 
     with eval_engine(out, config, verify_workload(settings.samples, config.sampling.max_tokens)) as engine:
         generations, verifications = run_calibration(engine, settings, config.sampling, config.prompts_dir or None, out)
     rows = calibration_table(generations, verifications)
+    groups = edge_groups(rows, settings.pass_rate_low, settings.pass_rate_high)
     document = {
-        "settings": {"data": settings.data, "splits": settings.splits, "samples": settings.samples,
+        "settings": {"data": settings.data, "splits": settings.splits, "roles": settings.roles, "samples": settings.samples,
                      "model": config.engine.model, "prompts": config.prompts_dir, "temperature": config.sampling.temperature,
                      "max_tokens": config.sampling.max_tokens, "seed": config.sampling.seed, "problems": sizes},
         "table": rows,
         "edge_of_competence": {"pass_rate_low": settings.pass_rate_low, "pass_rate_high": settings.pass_rate_high,
-                               "groups": edge_groups(rows, settings.pass_rate_low, settings.pass_rate_high),
+                               "groups": groups,
+                               "problems_in_groups": problems_in_groups(split_problems(settings), groups),
                                "problems_with_spread": problems_at_the_edge(generations),
                                "proofs_with_spread": proofs_at_the_edge(verifications)},
     }
@@ -77,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"edge of competence (pass@1 in ({settings.pass_rate_low}, {settings.pass_rate_high})): "
               + (", ".join(f"{group['split']} {group['family']} level {group['level']}"
                            + (f" ({group['templates']} templates)" if group["templates"] else "") for group in edge["groups"]) or "none")
+              + f" ({len(edge['problems_in_groups'])} problems in them)"
               + f"; {len(edge['problems_with_spread'])} problems with 0 < pass rate < 1"
               + f", {len(edge['proofs_with_spread'])} proofs whose analyses sometimes give the true score")
         print(f"wrote {out}/calibration.json, calibration.md, calibration.png")

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.calibration import calibration_table, edge_groups, markdown_table, problems_at_the_edge, proofs_at_the_edge
+from eval.calibration import (calibration_table, edge_groups, markdown_table, problems_at_the_edge, problems_in_groups,
+                              proofs_at_the_edge)
+from eval.config import CalibrationConfig
 from eval.calibration_run import capped, read_split, training_templates
 
 
@@ -49,6 +51,22 @@ def test_pass_at_1_is_the_mean_sample_pass_rate_and_pass_at_k_any_pass() -> None
     assert 0 <= low <= 0.4375 <= high <= 1
     assert [(group["family"], group["level"]) for group in edge_groups(rows, 0.3, 0.7)] == [("identity", 1)]
     assert problems_at_the_edge(GENERATIONS) == ["b", "d"]
+
+
+def test_problems_in_groups_are_every_problem_of_the_edge_groups_measured_or_not() -> None:
+    groups = edge_groups(calibration_table(GENERATIONS, [], minimum=1), 0.3, 0.7)  # identity 1 only
+    unmeasured = [{"id": "fresh", "split": "test_in", "family": "identity", "level": 1},
+                  {"id": "harder", "split": "test_in", "family": "identity", "level": 2},
+                  {"id": "elsewhere", "split": "train", "family": "identity", "level": 1}]
+    assert problems_in_groups([*GENERATIONS, *unmeasured], groups) == ["a", "b", "fresh"]
+    assert problems_in_groups(unmeasured, []) == []
+
+
+def test_the_roles_measured_are_checked() -> None:
+    assert CalibrationConfig(roles=["generator"]).roles == ["generator"]
+    for roles in ([], ["prover"]):
+        with pytest.raises(ValueError, match="roles must be a non-empty list"):
+            CalibrationConfig(roles=roles)
 
 
 def test_proofs_at_the_edge_are_those_some_but_not_all_of_whose_analyses_give_the_true_score() -> None:

@@ -6,7 +6,10 @@
   commonest makes every score equally worth getting right.
 - :func:`at_the_edge`: a generator problem whose rollouts all pass or all fail gives a group
   with no reward spread, so no gradient; a calibration run (``proofsmith world calibrate``)
-  measures each problem's pass rate, and only those strictly between 0 and 1 are kept. The
+  measures each problem's pass rate, and only those strictly between 0 and 1 are kept (or, with
+  ``data.calibration_unit = "group"``, every problem of the (family, level) groups whose pass@1
+  lies in the edge band: on 31 kept problems the checker-rewarded generator's rollouts improved
+  and fresh problems did not; benchmarks/world_generator_arms.py). The
   same for a verifier proof whose analyses all give its true score or all miss it (on the tiny
   test model, one seed of verifier GRPO on every proof lost 0.02-0.05 of greedy balanced
   accuracy; on the proofs with a spread, each of 5 seeds gained: ``benchmarks/tiny_verifier_learning.py``).
@@ -46,14 +49,15 @@ def balanced_by_score(rows: Sequence[TrainingRow], seed: int) -> list[TrainingRo
     return balanced
 
 
-EDGE_LISTS = {"generator": ("problems_with_spread", "problems", "pass rate"),
-              "verifier": ("proofs_with_spread", "proofs", "share of analyses giving the true score")}
-"""Per role: the calibration.json list of ids at the edge, what the ids name, and what was measured of them."""
+EDGE_LISTS = {"generator": ("problems_with_spread", "problems", "pass rate lies strictly between 0 and 1"),
+              "generator group": ("problems_in_groups", "problems", "group's pass@1 lies in the edge band"),
+              "verifier": ("proofs_with_spread", "proofs", "share of analyses giving the true score lies strictly between 0 and 1")}
+"""Per selection: the calibration.json list of ids at the edge, what the ids name, and what was measured of them."""
 
 
 def with_spread(calibration: str | Path, role: str = "generator") -> set[str]:
-    """The ids a calibration measured strictly between 0 and 1 for ``role`` (``problems_with_spread`` or
-    ``proofs_with_spread`` of its ``edge_of_competence``)."""
+    """The ids a calibration selected for ``role`` (``problems_with_spread``, ``problems_in_groups`` for
+    ``generator group``, or ``proofs_with_spread`` of its ``edge_of_competence``)."""
     path, key = Path(calibration), EDGE_LISTS[role][0]
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -70,14 +74,14 @@ def with_spread(calibration: str | Path, role: str = "generator") -> set[str]:
 
 
 def at_the_edge(rows: Sequence[TrainingRow], calibration: str | Path, role: str = "generator") -> list[TrainingRow]:
-    """The rows whose problem (generator) or proof (verifier) the calibration measured strictly between 0 and 1;
-    none left is an input error."""
+    """The rows whose problem (generator), problem's group (generator group) or proof (verifier) the calibration
+    selected; none left is an input error."""
     wanted = with_spread(calibration, role)
     kept = [row for row in rows if row.id in wanted]
     if not kept:
         _, named, measured = EDGE_LISTS[role]
         raise InputError(f"data.calibration: none of the {len(rows)} training {named} is among the {len(wanted)} whose "
-                         f"measured {measured} lies strictly between 0 and 1 in {calibration} (are they the same {named}?)")
+                         f"measured {measured} in {calibration} (are they the same {named}?)")
     return kept
 
 
@@ -88,5 +92,5 @@ def selected(role: str, rows: Sequence[TrainingRow], data: DataSettings) -> list
         kept = at_the_edge(rows, data.calibration, role) if data.calibration else list(rows)
         return balanced_by_score(kept, data.seed) if data.balance_scores else kept
     if role == "generator" and data.calibration:
-        return at_the_edge(rows, data.calibration, role)
+        return at_the_edge(rows, data.calibration, "generator group" if data.calibration_unit == "group" else role)
     return list(rows)

@@ -37,9 +37,9 @@ def test_one_score_only_is_left_alone() -> None:
     assert balanced_by_score(rows, seed=0) == rows
 
 
-def calibration(tmp_path: Path, spread: list[str], proofs: list[str] | None = None) -> Path:
+def calibration(tmp_path: Path, spread: list[str], proofs: list[str] | None = None, groups: list[str] | None = None) -> Path:
     path = tmp_path / "calibration.json"
-    edge: dict = {"problems_with_spread": spread, "proofs_with_spread": proofs or []}
+    edge: dict = {"problems_with_spread": spread, "proofs_with_spread": proofs or [], "problems_in_groups": groups or []}
     path.write_text(json.dumps({"edge_of_competence": edge}), encoding="utf-8")
     return path
 
@@ -92,3 +92,17 @@ def test_each_role_gets_its_own_selection_and_only_when_asked(tmp_path: Path) ->
     assert selected("meta-verifier", verifier_rows, on) == verifier_rows
     assert selected("verifier", verifier_rows, DataSettings()) == verifier_rows
     assert selected("generator", problems, DataSettings()) == problems
+
+
+def test_the_group_unit_keeps_every_problem_of_the_edge_groups_calibrated_or_not(tmp_path: Path) -> None:
+    """``calibration_unit = "group"``: the problems of the groups whose pass@1 lies in the edge band, not the few
+    calibrated problems with a spread; the unit is checked when the settings are made."""
+    problems = [TrainingRow(name, f"problem {name}") for name in ("calibrated", "fresh", "other group")]
+    edge = str(calibration(tmp_path, ["calibrated"], groups=["calibrated", "fresh"]))
+    assert [row.id for row in selected("generator", problems, DataSettings(calibration=edge))] == ["calibrated"]
+    by_group = DataSettings(calibration=edge, calibration_unit="group")
+    assert [row.id for row in selected("generator", problems, by_group)] == ["calibrated", "fresh"]
+    with pytest.raises(InputError, match="none of the 1 training problems .* group's pass@1 lies in the edge band"):
+        selected("generator", problems[2:], by_group)
+    with pytest.raises(ValueError, match="calibration_unit must be one of problem, group"):
+        DataSettings(calibration_unit="template")

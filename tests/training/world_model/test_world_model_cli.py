@@ -154,6 +154,9 @@ def test_calibrate_measures_the_model_per_family_and_level_and_resumes(cli, run:
     edge = document["edge_of_competence"]  # what data.calibration selects GRPO rows by, from these very records
     assert edge["proofs_with_spread"] == proofs_at_the_edge(verifications)
     assert edge["problems_with_spread"] == problems_at_the_edge(generations)
+    in_groups = {(group["family"], group["level"]) for group in edge["groups"]}
+    assert edge["problems_in_groups"] == [record["id"] for record in generations  # every test_in problem is measured here
+                                          if (record["family"], record["level"]) in in_groups]
     assert (out / "calibration.md").read_text(encoding="utf-8").startswith("| split | family | level |")
     assert (out / "calibration.png").read_bytes().startswith(b"\x89PNG")
     before = (out / "verifications.jsonl").read_bytes()
@@ -162,6 +165,12 @@ def test_calibrate_measures_the_model_per_family_and_level_and_resumes(cli, run:
     assert (out / "verifications.jsonl").read_bytes() == before and json.loads(again.stdout)["table"] == document["table"]
     other = cli(*command[:-2], "--seed", "1")
     assert other.returncode == 2 and "different settings" in other.stderr
+    alone = tmp_path / "generator-only"
+    only = cli(*command[:4], str(alone), *command[5:], "--role", "generator", "--json")
+    assert only.returncode == 0, only.stderr
+    assert [record["id"] for record in read_jsonl(alone / "generations.jsonl")] == [record["id"] for record in generations]
+    assert not (alone / "verifications.jsonl").exists()
+    assert all("verifier" not in row for row in json.loads(only.stdout)["table"])
 
 
 def test_a_vllm_server_serves_the_world_model(cli, run: Path, tmp_path: Path) -> None:
