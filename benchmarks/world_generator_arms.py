@@ -96,9 +96,8 @@ def edge_groups() -> set[tuple[str, int]]:
     return {(group["family"], group["level"]) for group in edge}
 
 
-def comparison(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def comparison(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], edge: set[tuple[str, int]]) -> dict[str, Any]:
     groups = sorted({(row["family"], row["level"]) for row in before.values() if row["templates"] == "seen"})
-    edge = edge_groups()
     return {
         "edge groups (seen)": paired(before, after, lambda row: row["templates"] == "seen" and (row["family"], row["level"]) in edge),
         "seen templates": paired(before, after, lambda row: row["templates"] == "seen"),
@@ -164,7 +163,7 @@ def main() -> int:
     if args.finished_only and not (start / "calibration.json").exists():
         raise SystemExit(f"--finished-only: the start is not calibrated yet ({start})")
     seconds: dict[str, float | None] = {"start calibration": calibrate(START_MODEL, start, args.eval_temperature)}
-    before = pass_rates(start)
+    before, edge = pass_rates(start), edge_groups()
     results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL, "evaluation": " ".join(CALIBRATE) + f" --temperature {args.eval_temperature:g}",
                                "unit": args.unit, "overrides": args.overrides, "arms": {}}
     trained: dict[str, Path] = {}
@@ -184,7 +183,7 @@ def main() -> int:
             results["arms"][name] = {
                 "command": "proofsmith " + " ".join(command),
                 "steps": len(records),
-                "test_in pass@1": comparison(before, pass_rates(run_dir / evaluation)),
+                "test_in pass@1": comparison(before, pass_rates(run_dir / evaluation), edge),
                 "curves": {metric: dict(zip(*curve(records, metric))) for metric in CURVES},
             }
     results["seconds"] = seconds

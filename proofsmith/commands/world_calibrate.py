@@ -40,17 +40,18 @@ def run(args: argparse.Namespace) -> int:
     settings = config.calibrate
     out = Path(args.out)
     check_out_dir(out, config, CALIBRATE_IDENTITY, "generations.jsonl")
-    from eval.calibration_run import read_split
+    from eval.calibration_run import split_problems
 
     data = Path(settings.data)
     if not data.is_dir():
         raise InputError(f"DATA must be a world directory (proofsmith world --out DIR), and {args.data} is not a directory")
-    sizes = {split: len(read_split(data, split)[0]) for split in settings.splits}
+    problems = split_problems(settings)  # read once: the sizes below and the edge groups' problems
+    sizes = {split: sum(problem["split"] == split for problem in problems) for split in settings.splits}
     if args.dry_run:
         return write_dry_run(out, config)
     from eval.calibration import (calibration_table, edge_groups, markdown_table, problems_at_the_edge, problems_in_groups,
                                   proofs_at_the_edge)
-    from eval.calibration_run import run_calibration, split_problems
+    from eval.calibration_run import run_calibration
     from proofsmith.workloads import verify_workload
 
     with eval_engine(out, config, verify_workload(settings.samples, config.sampling.max_tokens)) as engine:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         "table": rows,
         "edge_of_competence": {"pass_rate_low": settings.pass_rate_low, "pass_rate_high": settings.pass_rate_high,
                                "groups": groups,
-                               "problems_in_groups": problems_in_groups(split_problems(settings), groups),
+                               "problems_in_groups": problems_in_groups(problems, groups),
                                "problems_with_spread": problems_at_the_edge(generations),
                                "proofs_with_spread": proofs_at_the_edge(verifications)},
     }
