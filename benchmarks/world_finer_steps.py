@@ -94,6 +94,15 @@ def families(rates: dict[str, dict[str, Any]]) -> dict[str, float]:
     return {family: round(sum(values) / len(values), 4) for family, values in sorted(groups.items())}
 
 
+def identity_templates(calibration: Path) -> dict[str, float]:
+    """pass@1 per template of the identity problems of seen templates (the form of a proof does not enter it)."""
+    groups: dict[str, list[float]] = {}
+    for record in read_jsonl(calibration / "generations.jsonl"):
+        if record["family"] == "identity" and record.get("templates") == "seen" and record["passes"]:
+            groups.setdefault(f"{record['template']} {record['level']}", []).append(sum(record["passes"]) / len(record["passes"]))
+    return {template: round(sum(values) / len(values), 4) for template, values in sorted(groups.items())}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="benchmarks/results")
@@ -101,6 +110,8 @@ def main() -> int:
     args = parser.parse_args()
     if not (START_CALIBRATION / "generations.jsonl").exists():
         raise SystemExit(f"needs {START_CALIBRATION}: python benchmarks/world_generator_arms.py")
+    path = Path(args.out) / "world_finer_steps.json"
+    earlier = json.loads(path.read_text(encoding="utf-8"))["arms"] if path.exists() else {}
     results: dict[str, Any] = {"machine": MACHINE, "world": str(WORLD), "arms": {}}
     start = pass_rates(START_CALIBRATION)
     identity_seen = lambda rate: rate["family"] == "identity" and rate["templates"] == "seen"  # noqa: E731
@@ -112,21 +123,22 @@ def main() -> int:
         calibrate_with(RUNS / form / "final", calibration, *CALIBRATE, "--temperature", "1")
         calibrations[form] = calibration
         results["arms"][form] = {"command": "proofsmith " + " ".join(command), "rows": len(read_jsonl(rows_of(form))),
-                                 "fine-tune seconds": round(seconds, 1) if seconds else None,
+                                 "fine-tune seconds": round(seconds, 1) if seconds else earlier.get(form, {}).get("fine-tune seconds"),
                                  "seconds this run": round(time.monotonic() - started, 1)}
     for name, calibration in calibrations.items():
         rates = pass_rates(calibration)
         entry = results["arms"].setdefault(name, {})
         entry["pass@1 of seen templates by family"] = families(rates)
+        entry["pass@1 of identity templates"] = identity_templates(calibration)
         entry["identity, seen templates, against the start"] = paired(start, rates, identity_seen)
         entry["step errors"] = step_errors(calibration, WORLD, {"identity"}, {1, 2}, "seen")
     results["fine against default, identity seen templates"] = paired(
         pass_rates(calibrations["default"]), pass_rates(calibrations["fine"]), identity_seen)
-    path = Path(args.out) / "world_finer_steps.json"
     path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     for name in ("start", *FORMS):
         entry = results["arms"][name]
-        print(name, entry["pass@1 of seen templates by family"], entry["step errors"]["squares multiplied out"])
+        print(name, entry["pass@1 of seen templates by family"], entry["pass@1 of identity templates"],
+              entry["step errors"]["squares multiplied out"])
     print("fine − default:", results["fine against default, identity seen templates"])
     return 0
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from data.world.families import blueprint
 from data.world.proofs import world_proofs
-from data.world.step_kinds import KINDS, bracket_products, equality_steps, opened_monomials, square_terms, step_kind
+from data.world.step_kinds import (KINDS, bracket_products, equality_steps, formula_terms, opened_monomials, square_terms,
+                                   step_kind)
+from data.world.steps import render_steps
 
 
 @pytest.mark.parametrize(("text", "products"), [
@@ -57,3 +62,30 @@ def test_a_wrong_cross_term_is_found_and_the_squares_still_count_right() -> None
 def test_steps_of_other_shapes_give_no_square_terms() -> None:
     assert square_terms("Step 1: (2x + 6)(x + 7) = 2x^2 + 20x + 42, by multiplying out.") == []
     assert square_terms("Step 1: (a + 2b)^2 = a^2 + 4b^2, by the binomial formula.") == []  # two monomials, not three
+
+
+@pytest.mark.parametrize("template", ["square_sum", "square_difference"])
+@pytest.mark.parametrize("level", [1, 2])
+def test_both_forms_of_the_world_give_the_same_square_terms_all_right(template: str, level: int) -> None:
+    for seed in range(3):
+        fine = render_steps(list(blueprint("identity", template, random.Random(seed), level, fine=True).steps))
+        default = render_steps(list(blueprint("identity", template, random.Random(seed), level).steps))
+        assert sorted(square_terms(fine)) == sorted(square_terms(default)) == sorted(
+            [("square term", True)] * 4 + [("cross term", True)] * 2)
+
+
+@pytest.mark.parametrize("template", ["square_sum", "square_difference"])
+def test_a_fine_square_of_three_terms_is_read_term_by_term(template: str) -> None:
+    fine = render_steps(list(blueprint("identity", template, random.Random(0), 3, fine=True).steps))
+    assert sorted(square_terms(fine)) == sorted([("square term", True)] * 6 + [("cross term", True)] * 6)
+
+
+def test_the_fine_forms_formula_terms_are_judged_one_by_one() -> None:
+    assert formula_terms("(4a)^2 + 2(4a)(-7b) + (-7b)^2", "16a^2 - 56ab + 49b^2") == [
+        ("square term", True), ("cross term", True), ("square term", True)]
+    assert formula_terms("x^2 - ((4a)^2 + 2(4a)(-7b) + (-7b)^2)", "x^2 - (16a^2 - 28ab + 49b^2)") == [
+        ("square term", True), ("cross term", False), ("square term", True)]
+    assert formula_terms("(4a)^2 + 2(4a)(-7b) + (-7b)^2", "16a^2 + 49b^2") == [  # the cross term left out
+        ("square term", True), ("cross term", False), ("square term", True)]
+    assert formula_terms("2ab + 2(a)(b)", "2ab + 3ab") == [("cross term", False)]  # a copied 2ab is not its value
+    assert formula_terms("(2x + 6)(x + 7)", "2x^2 + 20x + 42") == []  # no formula term
