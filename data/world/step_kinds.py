@@ -26,7 +26,7 @@ import re
 from tokenize import TokenError
 
 from data.world.claims import ClaimError, Undecidable
-from data.world.expressions import TRANSFORMATIONS, ExpressionError, cleaned_text, expansion, parse, top_level_terms
+from data.world.expressions import LETTERS, TRANSFORMATIONS, ExpressionError, cleaned_text, expansion, parse, top_level_terms
 from data.world.steps import parse_steps
 
 KINDS: tuple[str, ...] = ("collect", "expand 1", "expand 2", "expand 3+", "factor", "both sides")
@@ -44,7 +44,7 @@ def bracket_products(text: str) -> int | None:
     from sympy.parsing.sympy_parser import parse_expr
 
     try:
-        written = parse_expr(cleaned_text(text), transformations=TRANSFORMATIONS, evaluate=False)
+        written = parse_expr(cleaned_text(text), local_dict=dict(LETTERS), transformations=TRANSFORMATIONS, evaluate=False)
     except (ExpressionError, SyntaxError, TypeError, ValueError, TokenError, ZeroDivisionError, IndexError):
         return None
     count = 0
