@@ -9,10 +9,12 @@ the correct proof of each of its training problems, with the worked self-evaluat
 1, seed 0: ``world_generator_arms.CALIBRATE``) and as a verifier (``world_verifier_rl.calibrate``: 8
 analyses of the proofs of 8 problems a group), each compared problem by problem (proof by proof) with
 the start. The verifier is not trained here, so its figures say what the continuation costs it.
+``--grpo-seeds`` then runs the checker arm of (d) from the continued model (is there more for RL to
+sharpen in a stronger start?), compared with the continued model on the same problems.
 
 Every stage resumes. Writes ``OUT/world_generator_sft.json``.
 
-    python benchmarks/world_generator_sft.py --out benchmarks/results --steps 600
+    python benchmarks/world_generator_sft.py --out benchmarks/results --steps 600 --grpo-seeds 0
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -28,7 +31,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 from world_finer_steps import families, identity_templates  # noqa: E402
-from world_generator_arms import CALIBRATE, paired, pass_rates  # noqa: E402
+from world_generator_arms import ARMS, CALIBRATE, CONFIG, UNITS, edge_groups, paired, pass_rates  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_step_errors import measure as step_errors  # noqa: E402
@@ -56,11 +59,31 @@ def rows() -> Path:
     return path
 
 
+def grpo_from(run: Path, seed: int, before: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The checker arm of world_generator_arms.py from ``run``'s model; its test_in pass@1 against that model's."""
+    grpo = run.with_name(f"{run.name}-checker-seed{seed}")
+    command = ["train", "generator", "--config", CONFIG, "--run-dir", str(grpo), "--model", str(run / "final"),
+               *ARMS["checker"], *UNITS["group"], "--set", "grpo.learning_rate=1e-5", "--set", f"grpo.seed={seed}"]
+    if not (grpo / "COMPLETE").exists():
+        proofsmith(*command)
+    calibrate_with(grpo / "final", grpo / "calibration-generator", *CALIBRATE, "--temperature", "1")
+    after = pass_rates(grpo / "calibration-generator")
+    return {"command": "proofsmith " + " ".join(command),
+            "seen templates": paired(before, after, lambda rate: rate["templates"] == "seen"),
+            "edge groups (seen)": paired(before, after, lambda rate: rate["templates"] == "seen"
+                                         and (rate["family"], rate["level"]) in edge_groups()),
+            "pass@1 of seen templates by family": families(after)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--steps", type=int, default=600, help="SFT steps (batch 16)")
     parser.add_argument("--learning-rate", type=float, default=3e-4)
+    parser.add_argument("--grpo-seeds", type=int, nargs="*", default=[],
+                        help="then checker-rewarded generator GRPO from the continued model (configs/world_generator.toml at "
+                             "learning rate 1e-5 on the edge groups, world_generator_arms.py's checker arm) per seed, "
+                             "compared with the continued model")
     args = parser.parse_args()
     for needed in (START_GENERATOR, START_VERIFIER):
         if not (needed / "calibration.json").exists():
@@ -93,14 +116,24 @@ def main() -> int:
         "verifier, test_in against the start": {f"{name} {when}": comparison["metrics"][f"{name} {when}"]
                                                 for name in METRICS for when in ("before", "after", "gain")},
     }
+    for seed in args.grpo_seeds:
+        result[f"checker GRPO from it, seed {seed}"] = grpo_from(run, seed, after)
     path = Path(args.out) / "world_generator_sft.json"
     results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if result["fine-tune seconds"] is None:  # a finished run read back keeps the time of the run that trained it
+        result["fine-tune seconds"] = results.get(f"{args.steps} steps", {}).get("fine-tune seconds")
     results[f"{args.steps} steps"] = result
     path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     for group, entry in result["generator, test_in pass@1 against the start"].items():
         if entry.get("problems"):
             low, high = entry["intervals"]["gain"]
             print(f"{group:28s} {entry['problems']:4d} problems: {entry['before']:.3f} -> {entry['after']:.3f} "
+                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
+    for seed in args.grpo_seeds:
+        for group in ("edge groups (seen)", "seen templates"):
+            entry = result[f"checker GRPO from it, seed {seed}"][group]
+            low, high = entry["intervals"]["gain"]
+            print(f"checker GRPO seed {seed}, {group}: {entry['before']:.3f} -> {entry['after']:.3f} "
                   f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
     print("verifier:", {name: value["value"] if value["value"] is None else round(value["value"], 3)
                         for name, value in result["verifier, test_in against the start"].items()})
