@@ -67,11 +67,9 @@ def identity_rows(fine: bool) -> list[dict[str, Any]]:
 
 def rows_of(form: str) -> Path:
     path = RUNS / f"rows-{form}.jsonl"
-    if not path.exists():
+    if not path.exists():  # write_jsonl writes the whole file at once
         path.parent.mkdir(parents=True, exist_ok=True)
-        rows = identity_rows(form == "fine")
-        write_jsonl(path.with_suffix(".partial"), rows)
-        path.with_suffix(".partial").rename(path)
+        write_jsonl(path, identity_rows(form == "fine"))
     return path
 
 

@@ -30,6 +30,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
+from world_finer_steps import START_CALIBRATION as START_GENERATOR  # noqa: E402
 from world_finer_steps import families, identity_templates  # noqa: E402
 from world_generator_arms import ARMS, CALIBRATE, CONFIG, UNITS, edge_groups, paired, pass_rates  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
@@ -40,7 +41,6 @@ from world_verifier_rl import calibrate as calibrate_verifier  # noqa: E402
 from world_verifier_rl import compare  # noqa: E402
 
 RUNS = Path("runs/world-generator-sft")
-START_GENERATOR = Path("runs/world-generator/start-generator")
 START_VERIFIER = START / "calibration-templates"
 METRICS = ("balanced_accuracy", "localisation", "invented_defect_rate")
 
@@ -50,12 +50,10 @@ def rows() -> Path:
     from training.role_data.world_critiques import worked_analysis
 
     path = RUNS / "rows.jsonl"
-    if not path.exists():
+    if not path.exists():  # write_jsonl writes the whole file at once
         RUNS.mkdir(parents=True, exist_ok=True)
-        written = [{"id": proof.problem.id, "problem": proof.problem.statement, "proof": proof.proof, "score": 1.0,
-                    "critique": worked_analysis(proof)} for proof in world_train_proofs() if proof.score == 1.0]
-        write_jsonl(path.with_suffix(".partial"), written)
-        path.with_suffix(".partial").rename(path)
+        write_jsonl(path, [{"id": proof.problem.id, "problem": proof.problem.statement, "proof": proof.proof, "score": 1.0,
+                            "critique": worked_analysis(proof)} for proof in world_train_proofs() if proof.score == 1.0])
     return path
 
 
@@ -67,11 +65,11 @@ def grpo_from(run: Path, seed: int, before: dict[str, dict[str, Any]]) -> dict[s
     if not (grpo / "COMPLETE").exists():
         proofsmith(*command)
     calibrate_with(grpo / "final", grpo / "calibration-generator", *CALIBRATE, "--temperature", "1")
-    after = pass_rates(grpo / "calibration-generator")
+    after, edge = pass_rates(grpo / "calibration-generator"), edge_groups()
     return {"command": "proofsmith " + " ".join(command),
             "seen templates": paired(before, after, lambda rate: rate["templates"] == "seen"),
             "edge groups (seen)": paired(before, after, lambda rate: rate["templates"] == "seen"
-                                         and (rate["family"], rate["level"]) in edge_groups()),
+                                         and (rate["family"], rate["level"]) in edge),
             "pass@1 of seen templates by family": families(after)}
 
 

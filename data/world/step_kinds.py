@@ -83,23 +83,12 @@ def equality_steps(proof: str) -> list[tuple[str, bool] | None]:
 
 
 def opened_monomials(text: str) -> list[str]:
-    """The monomials a sum writes, in order, a bracketed group's own (its first one unsigned) in place of the group."""
-    monomials: list[str] = []
-    for term in top_level_terms(text):
-        if "(" in term:
-            monomials += top_level_terms(term[term.index("(") + 1:term.rindex(")")])
-        else:
-            monomials.append(term)
-    return monomials
-
-
-def _flat(text: str) -> list[str]:
-    """``text``'s top-level terms, a bracketed group's own terms in place of the group (its sign dropped: the other side
-    of a step writes the same group under the same sign), spaces and a leading ``+`` removed."""
+    """``text``'s top-level terms in order, a bracketed group's own terms in place of the group (its sign dropped: the
+    other side of a step writes the same group under the same sign), spaces and a leading ``+`` removed."""
     terms: list[str] = []
     for term in top_level_terms(text):
         group = _GROUP.fullmatch(term)
-        terms += _flat(group["inner"]) if group else [term.replace(" ", "").removeprefix("+")]
+        terms += opened_monomials(group["inner"]) if group else [term.replace(" ", "").removeprefix("+")]
     return terms
 
 
@@ -114,7 +103,7 @@ def formula_terms(left: str, right: str) -> list[tuple[str, bool]]:
     """The square's terms a step of the fine form evaluates (``(4a)^2 + 2(4a)(-7b) + (-7b)^2 = 16a^2 - 56ab + 49b^2``):
     each ``2(u)(v)`` on the left is a cross term, each ``(u)^2`` of a single term a square term, right when the terms
     the right side writes anew (those not copied from the left) hold its monomial with its coefficient."""
-    left_terms, written = _flat(left), _flat(right)
+    left_terms, written = opened_monomials(left), opened_monomials(right)
     formulas = [(("cross term" if _CROSS.fullmatch(term.removeprefix("-")) else "square term"), term)
                 for term in left_terms if _CROSS.fullmatch(term.removeprefix("-")) or _SQUARED_TERM.fullmatch(term)]
     if not formulas:
@@ -154,7 +143,7 @@ def square_terms(proof: str) -> list[tuple[str, bool]]:
             expected = (first**2, 2 * first * second, second**2)
             for kind, value, text in zip(("square term", "cross term", "square term"), expected, written[3 * index:3 * index + 3]):
                 try:
-                    right = parse(text.replace(" ", "")) == expansion(value)
+                    right = parse(text) == expansion(value)
                 except ExpressionError:
                     right = False
                 terms.append((kind, right))
