@@ -20,6 +20,7 @@ from data.atomic import write_text_atomic
 from data.errors import InputError
 from proofsmith.config import Config, resolve_config, to_toml
 from proofsmith.options import WORLD_MODEL_FLAGS, overrides_from
+from training.world_model.architecture import init_checkpoint
 from training.world_model.config import WorldModelConfig
 from verifier.templates import check_prompts_dir
 
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     config: WorldModelConfig = resolve_config(args.config, overrides_from(args, WORLD_MODEL_FLAGS), args.set,
                                               root=WorldModelConfig)
     check_prompts_dir(config.prompts_dir)
+    init_checkpoint(config.architecture, config.init_model)  # a wrong init_model is said before the world is drawn
     run_dir = prepare_run_dir(config)
     if args.dry_run:
         sys.stdout.write(to_toml(config))

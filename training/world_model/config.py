@@ -140,5 +140,7 @@ class WorldModelConfig:
     """The model's shape."""
     training: WorldTrainingSettings = field(default_factory=WorldTrainingSettings)
     """The optimisation."""
+    init_model: str = ""
+    """Continue this world model instead of starting from fresh weights: `world-model` (the bundled one) or a checkpoint directory such as runs/world-lm/final; its tokenizer is kept and [architecture] must describe it (empty: fresh weights and a new tokenizer)."""
     prompts_dir: str = ""
     """Prompt templates the examples are written with (empty: the short world prompts in training/world_model/prompts, copied to final/prompts for --prompts)."""

@@ -1,7 +1,7 @@
 """One world-model run, resumable at every stage: examples, tokenizer, training, final model, summary.
 
     RUN/examples.jsonl   the teaching examples drawn from the world's train split (written once)
-    RUN/tokenizer/       the BPE trained on them (written once)
+    RUN/tokenizer/       the BPE trained on them, or ``init_model``'s when the run continues one (written once)
     RUN/checkpoints/ ... the trainer's files (``training.world_model.trainer``)
     RUN/final/           the model, its tokenizer with the chat template, and prompts/
     RUN/summary.json     examples per role, cost (minutes, tokens, tokens/s, padding), sizes
@@ -24,6 +24,7 @@ from data.errors import InputError
 from data.jsonl import read_jsonl, write_jsonl
 from data.world.proofs import WorldProof
 from training.config import is_complete, mark_complete
+from training.world_model.architecture import init_checkpoint
 from training.world_model.config import WorldModelConfig
 from training.world_model.examples import WORLD_PROMPTS, example_text, world_examples
 
@@ -50,6 +51,11 @@ def tokenizer_of(config: WorldModelConfig, run_dir: Path, examples: Sequence[dic
     folder = run_dir / "tokenizer"
     if (folder / "tokenizer.json").exists():
         return load_tokenizer(folder)
+    init = init_checkpoint(config.architecture, config.init_model)
+    if init is not None:  # a continued model reads its own tokens: its tokenizer is kept, not retrained
+        tokenizer = load_tokenizer(init)
+        tokenizer.save_pretrained(str(folder))
+        return tokenizer
     tokenizer = train_tokenizer((example_text(example) for example in examples), config.tokenizer.vocab_size,
                                 config.tokenizer.min_frequency)
     tokenizer.save_pretrained(str(folder))
@@ -69,10 +75,10 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
     rows, too_long = tokenized(examples, tokenizer, config.training.max_length)
     if not rows:
         raise InputError(f"every example is longer than training.max_length={config.training.max_length} tokens")
-    final = train_world_model(config, rows, tokenizer, run_dir)
+    final = train_world_model(config, rows, tokenizer, run_dir, init_checkpoint(config.architecture, config.init_model))
     copy_prompts(Path(config.prompts_dir) if config.prompts_dir else WORLD_PROMPTS, final)
     summary = {
-        "run_dir": str(run_dir), "final_model": str(final), "prompts": str(final / "prompts"),
+        "run_dir": str(run_dir), "init_model": config.init_model or None, "final_model": str(final), "prompts": str(final / "prompts"),
         "examples": dict(Counter(example["role"] for example in examples)), "too_long": too_long,
         "problems": len({example["problem_id"] for example in examples}),
         "mean_example_tokens": round(sum(row["length"] for row in rows) / len(rows), 1),

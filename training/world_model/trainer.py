@@ -1,4 +1,4 @@
-"""Train the world model from scratch: tokenize the examples, batch them by length, run transformers' ``Trainer``.
+"""Train the world model (from scratch, or on from ``init_model``): tokenize the examples, batch them by length, run transformers' ``Trainer``.
 
 No TRL here: teaching a fresh model prompts and answers needs only a causal LM loss on the
 answer (the prompt's labels are -100). The run directory follows the trainers' layout
@@ -27,7 +27,7 @@ from engine.devices import cpu_has_native_bf16, cuda_available
 from training.trainers.metrics import MetricsFile, plot_rewards
 from training.trainers.progress import show_training_progress
 from training.trainers.setup import last_checkpoint
-from training.world_model.architecture import new_model, parameter_count
+from training.world_model.architecture import continued_model, new_model, parameter_count
 from training.world_model.config import WorldModelConfig
 from training.world_model.tokenizer import answer_ids, prompt_ids
 
@@ -133,13 +133,15 @@ def training_arguments(config: WorldModelConfig, run_dir: Path, bf16: bool) -> A
     )
 
 
-def train_world_model(config: WorldModelConfig, rows: list[dict[str, Any]], tokenizer: Any, run_dir: Path) -> Path:
-    """Train on tokenized ``rows`` in ``run_dir`` (resuming), save ``final/`` with the tokenizer and prompts; returns it."""
+def train_world_model(config: WorldModelConfig, rows: list[dict[str, Any]], tokenizer: Any, run_dir: Path,
+                      init: Path | None = None) -> Path:
+    """Train on tokenized ``rows`` in ``run_dir`` (resuming), from fresh weights or those of the checkpoint ``init``;
+    save ``final/`` with the tokenizer and prompts; returns it."""
     from datasets import Dataset
 
     bf16, reason = precision_choice(config.training.precision)
     (log.info if bf16 else log.warning)("world model precision: %s", reason)
-    model = new_model(config.architecture, tokenizer, config.training.seed)
+    model = continued_model(init) if init is not None else new_model(config.architecture, tokenizer, config.training.seed)
     trainer = make_trainer_class()(
         model=model, args=training_arguments(config, run_dir, bf16), train_dataset=Dataset.from_list(rows),
         data_collator=PaddedBatch(tokenizer.pad_token_id, config.training.pad_to_multiple_of),

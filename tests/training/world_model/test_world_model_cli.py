@@ -92,6 +92,33 @@ def test_dry_run_and_bad_settings(cli, run: Path, tmp_path: Path) -> None:
     assert missing.returncode == 2 and "--out is required" in missing.stderr
 
 
+def test_a_run_continues_a_world_model_from_its_weights_and_tokenizer(cli, tiny_world_model: str, tmp_path: Path) -> None:
+    """``init_model``: the shipped tiny model trained two more steps at a learning rate too small to move it far, on
+    examples drawn anew: it starts from the checkpoint's weights (a fresh model's would differ by ~0.1), keeps its
+    tokenizer, and a wrong checkpoint or a shape [architecture] does not describe is said in one line before any work."""
+    import torch
+    from safetensors.torch import load_file
+
+    roles = Path(__file__).parent / "tiny_roles.toml"
+    out = tmp_path / "continued"
+    result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
+                 "--set", "examples.seed=1", "--max-steps", "2", "--set", "training.learning_rate=1e-7")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["init_model"] == tiny_world_model and summary["steps"] == 2
+    init, continued = load_file(str(Path(tiny_world_model) / "model.safetensors")), load_file(str(out / "final" / "model.safetensors"))
+    assert init.keys() == continued.keys()
+    assert all(torch.allclose(init[name], continued[name], atol=1e-4) for name in init)
+    assert any(not torch.equal(init[name], continued[name]) for name in init)  # and it did train
+    kept = json.loads((Path(tiny_world_model) / "tokenizer.json").read_text(encoding="utf-8"))
+    assert json.loads((out / "final" / "tokenizer.json").read_text(encoding="utf-8"))["model"] == kept["model"]
+    for config, init_model, fragment in ((roles, str(tmp_path / "nowhere"), "is not a world-model checkpoint"),
+                                         (TINY, tiny_world_model, "[architecture] does not describe init_model")):
+        bad = cli("world", "model", "--config", str(config), "--out", str(tmp_path / "bad"), "--set", f"init_model={init_model}")
+        assert bad.returncode == 2 and fragment in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "bad").exists()
+
+
 def problem_and_flawed_proof(run: Path, tmp_path: Path) -> tuple[str, str]:
     row = next(row for row in read_jsonl(run / "world" / "test_in.jsonl") if row["score"] == 0)
     (tmp_path / "problem.txt").write_text(row["problem"], encoding="utf-8")
