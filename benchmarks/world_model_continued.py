@@ -7,7 +7,9 @@ localisation (0.28 -> 0.12) and turned lenient. Here ``proofsmith world model`` 
 generator examples of the bundled run beside the verifier and meta-verifier ones it had. Then both roles are
 calibrated on test_in exactly as the start and the SFT model were (the generator on every problem,
 ``world_generator_arms.CALIBRATE``; the verifier on 8 problems a group, ``world_verifier_rl.calibrate``) and
-compared with each, problem by problem (proof by proof) with 95 % bootstrap intervals.
+compared with each, problem by problem (proof by proof) with 95 % bootstrap intervals. ``--grpo-seeds`` then
+runs the checker arm of (d) from the continued model on *its own* edge groups (its training calibration's: the
+start's edge is past a stronger model, ``world_generator_sft.py`` found), compared with it on those groups.
 
 Every stage resumes (the training run too: rerun the command). Adds an entry named by the run directory to
 ``OUT/world_model_continued.json``; ``--set`` passes overrides to the command (a second stage continues the first):
@@ -15,7 +17,7 @@ Every stage resumes (the training run too: rerun the command). Adds an entry nam
     python benchmarks/world_model_continued.py --out benchmarks/results
     python benchmarks/world_model_continued.py --out benchmarks/results --run runs/world-lm-continued-2 \
         --set init_model=runs/world-lm-continued/final --set examples.seed=2 --set examples.generator_per_problem=3 \
-        --set training.max_steps=1800
+        --set training.max_steps=1800 --grpo-seeds 0
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from data.jsonl import read_jsonl  # noqa: E402
 from world_finer_steps import START_CALIBRATION as START_GENERATOR  # noqa: E402
 from world_finer_steps import families  # noqa: E402
-from world_generator_arms import CALIBRATE, pass_rates, paired  # noqa: E402
+from world_generator_arms import ARMS, CALIBRATE, UNITS, comparison, pass_rates, paired  # noqa: E402
+from world_generator_arms import CONFIG as GENERATOR_CONFIG  # noqa: E402
 from world_generator_sft import METRICS, START_VERIFIER  # noqa: E402
 from world_runs import MACHINE, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
@@ -65,11 +69,34 @@ def verifier_against(before: Path, after: Path) -> dict[str, Any]:
             for group in VERIFIER_GROUPS if group in comparison}
 
 
+def grpo_from(run: Path, seed: int, before: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The checker arm of world_generator_arms.py (learning rate 1e-5, every training problem of the edge groups) from
+    ``run``'s model, the edge chosen by its own training calibration; its test_in pass@1 against that model's."""
+    training = run / "calibration-train"
+    calibrate_verifier(run / "final", training, "--split", "train")
+    calibration = json.loads((training / "calibration.json").read_text(encoding="utf-8"))
+    edge = {(group["family"], group["level"]) for group in calibration["edge_of_competence"]["groups"]}
+    grpo = run.with_name(f"{run.name}-checker-seed{seed}")
+    command = ["train", "generator", "--config", GENERATOR_CONFIG, "--run-dir", str(grpo), "--model", str(run / "final"),
+               *ARMS["checker"], *UNITS["group"], "--set", "grpo.learning_rate=1e-5", "--set", f"grpo.seed={seed}",
+               "--set", f"data.calibration={training / 'calibration.json'}"]
+    if not (grpo / "COMPLETE").exists():
+        proofsmith(*command)
+    calibrate_with(grpo / "final", grpo / "calibration-generator", *CALIBRATE, "--temperature", "1")
+    steps = [record for record in read_jsonl(grpo / "metrics.jsonl") if "frac_reward_zero_std" in record]
+    return {"command": "proofsmith " + " ".join(command), "edge groups": sorted(f"{family} {level}" for family, level in edge),
+            "groups without reward spread": sum(record["frac_reward_zero_std"] for record in steps) / len(steps),
+            "rollouts passing": sum(record["truth/pass_rate"] for record in steps) / len(steps),
+            **comparison(before, pass_rates(grpo / "calibration-generator"), edge)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--run", default="runs/world-lm-continued", help="the world-model run directory (--out of the command)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override of the config")
+    parser.add_argument("--grpo-seeds", type=int, nargs="*", default=[],
+                        help="then the checker arm of (d) from the continued model on its own edge groups, per seed")
     args = parser.parse_args()
     for needed in (START_GENERATOR, START_VERIFIER, SFT / "calibration-generator", SFT / "calibration"):
         if not (needed / "calibration.json").exists():
@@ -99,6 +126,8 @@ def main() -> int:
         "verifier against the start": verifier_against(START_VERIFIER, verifier),
         "verifier against the generator-only SFT": verifier_against(SFT / "calibration", verifier),
     }
+    for seed in args.grpo_seeds:
+        result[f"checker GRPO from it, seed {seed}"] = grpo_from(run, seed, pass_rates(generator))
     path = Path(args.out) / "world_model_continued.json"
     results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     results[run.name] = result
@@ -107,6 +136,12 @@ def main() -> int:
         if entry.get("problems"):
             low, high = entry["intervals"]["gain"]
             print(f"{group:28s} {entry['problems']:4d} problems: {entry['before']:.3f} -> {entry['after']:.3f} "
+                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
+    for seed in args.grpo_seeds:
+        for group in ("edge groups (seen)", "seen templates"):
+            entry = result[f"checker GRPO from it, seed {seed}"][group]
+            low, high = entry["intervals"]["gain"]
+            print(f"checker GRPO seed {seed}, {group}: {entry['before']:.3f} -> {entry['after']:.3f} "
                   f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
     for group, entry in result["verifier against the start"].items():
         print(f"verifier {group}:", {name: None if value["value"] is None else round(value["value"], 3)
