@@ -73,6 +73,21 @@ def grpo_from(run: Path, seed: int, before: dict[str, dict[str, Any]]) -> dict[s
             "pass@1 of seen templates by family": families(after)}
 
 
+def print_generator_gains(result: dict[str, Any], grpo_seeds: list[int]) -> None:
+    """The continued model's pass@1 gains per group, then each checker GRPO seed's from it."""
+    for group, entry in result["generator, test_in pass@1 against the start"].items():
+        if entry.get("problems"):
+            low, high = entry["intervals"]["gain"]
+            print(f"{group:28s} {entry['problems']:4d} problems: {entry['before']:.3f} -> {entry['after']:.3f} "
+                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
+    for seed in grpo_seeds:
+        for group in ("edge groups (seen)", "seen templates"):
+            entry = result[f"checker GRPO from it, seed {seed}"][group]
+            low, high = entry["intervals"]["gain"]
+            print(f"checker GRPO seed {seed}, {group}: {entry['before']:.3f} -> {entry['after']:.3f} "
+                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="benchmarks/results")
@@ -122,17 +137,7 @@ def main() -> int:
         result["fine-tune seconds"] = results.get(f"{args.steps} steps", {}).get("fine-tune seconds")
     results[f"{args.steps} steps"] = result
     path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    for group, entry in result["generator, test_in pass@1 against the start"].items():
-        if entry.get("problems"):
-            low, high = entry["intervals"]["gain"]
-            print(f"{group:28s} {entry['problems']:4d} problems: {entry['before']:.3f} -> {entry['after']:.3f} "
-                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
-    for seed in args.grpo_seeds:
-        for group in ("edge groups (seen)", "seen templates"):
-            entry = result[f"checker GRPO from it, seed {seed}"][group]
-            low, high = entry["intervals"]["gain"]
-            print(f"checker GRPO seed {seed}, {group}: {entry['before']:.3f} -> {entry['after']:.3f} "
-                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
+    print_generator_gains(result, args.grpo_seeds)
     print("verifier:", {name: value["value"] if value["value"] is None else round(value["value"], 3)
                         for name, value in result["verifier, test_in against the start"].items()})
     return 0

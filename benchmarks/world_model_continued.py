@@ -37,7 +37,7 @@ from world_finer_steps import START_CALIBRATION as START_GENERATOR  # noqa: E402
 from world_finer_steps import families  # noqa: E402
 from world_generator_arms import ARMS, CALIBRATE, UNITS, comparison, pass_rates, paired  # noqa: E402
 from world_generator_arms import CONFIG as GENERATOR_CONFIG  # noqa: E402
-from world_generator_sft import METRICS, START_VERIFIER  # noqa: E402
+from world_generator_sft import METRICS, START_VERIFIER, print_generator_gains  # noqa: E402
 from world_runs import MACHINE, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_step_errors import measure as step_errors  # noqa: E402
@@ -132,17 +132,7 @@ def main() -> int:
     results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     results[run.name] = result
     path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    for group, entry in result["generator, test_in pass@1 against the start"].items():
-        if entry.get("problems"):
-            low, high = entry["intervals"]["gain"]
-            print(f"{group:28s} {entry['problems']:4d} problems: {entry['before']:.3f} -> {entry['after']:.3f} "
-                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
-    for seed in args.grpo_seeds:
-        for group in ("edge groups (seen)", "seen templates"):
-            entry = result[f"checker GRPO from it, seed {seed}"][group]
-            low, high = entry["intervals"]["gain"]
-            print(f"checker GRPO seed {seed}, {group}: {entry['before']:.3f} -> {entry['after']:.3f} "
-                  f"({entry['gain']:+.3f} [{low:+.3f}, {high:+.3f}])")
+    print_generator_gains(result, args.grpo_seeds)
     for group, entry in result["verifier against the start"].items():
         print(f"verifier {group}:", {name: None if value["value"] is None else round(value["value"], 3)
                                      for name, value in entry.items() if name != "proofs"})
