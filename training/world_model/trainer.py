@@ -1,4 +1,4 @@
-"""Train the world model (from scratch, or on from ``init_model``): tokenize the examples, batch them by length, run transformers' ``Trainer``.
+"""Train the world model, from scratch or on from ``init_model``: tokenize the examples, batch them by length, run ``Trainer``.
 
 No TRL here: teaching a fresh model prompts and answers needs only a causal LM loss on the
 answer (the prompt's labels are -100). The run directory follows the trainers' layout
