@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 from world_finer_steps import START_CALIBRATION as START_GENERATOR  # noqa: E402
 from world_finer_steps import families, identity_templates  # noqa: E402
-from world_generator_arms import ARMS, CALIBRATE, CONFIG, UNITS, edge_groups, paired, pass_rates  # noqa: E402
+from world_generator_arms import ARMS, CALIBRATE, CONFIG, UNITS, comparison, edge_groups, paired, pass_rates  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_step_errors import measure as step_errors  # noqa: E402
@@ -73,6 +73,12 @@ def grpo_from(run: Path, seed: int, before: dict[str, dict[str, Any]]) -> dict[s
             "pass@1 of seen templates by family": families(after)}
 
 
+def by_group(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Paired pass@1 on seen templates, held-out templates and each (family, level) of seen ones: ``comparison``
+    without an edge."""
+    return {group: entry for group, entry in comparison(before, after, set()).items() if group != "edge groups (seen)"}
+
+
 def print_generator_gains(result: dict[str, Any], grpo_seeds: list[int]) -> None:
     """The continued model's pass@1 gains per group, then each checker GRPO seed's from it."""
     for group, entry in result["generator, test_in pass@1 against the start"].items():
@@ -111,17 +117,11 @@ def main() -> int:
     calibrate_with(run / "final", generator, *CALIBRATE, "--temperature", "1")
     calibrate_verifier(run / "final", verifier)
     start, after = pass_rates(START_GENERATOR), pass_rates(generator)
-    groups = sorted({(rate["family"], rate["level"]) for rate in start.values() if rate["templates"] == "seen"})
     comparison = compare(START_VERIFIER, verifier)["test_in"]
     result = {
         "machine": MACHINE, "world": str(WORLD), "command": "proofsmith " + " ".join(command),
         "rows": len(read_jsonl(rows())), "fine-tune seconds": round(seconds, 1) if seconds else None,
-        "generator, test_in pass@1 against the start": {
-            "seen templates": paired(start, after, lambda rate: rate["templates"] == "seen"),
-            "held-out templates": paired(start, after, lambda rate: rate["templates"] == "held-out"),
-            **{f"{family} {level} (seen)": paired(start, after, lambda rate, group=(family, level): rate["templates"] == "seen"
-                                                  and (rate["family"], rate["level"]) == group)
-               for family, level in groups}},
+        "generator, test_in pass@1 against the start": by_group(start, after),
         "pass@1 of seen templates by family": {"start": families(start), "after": families(after)},
         "pass@1 of identity templates": {"start": identity_templates(START_GENERATOR), "after": identity_templates(generator)},
         "identity step errors": {"start": step_errors(START_GENERATOR, WORLD, {"identity"}, {1, 2}, "seen"),

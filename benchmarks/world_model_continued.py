@@ -35,9 +35,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from data.jsonl import read_jsonl  # noqa: E402
 from world_finer_steps import START_CALIBRATION as START_GENERATOR  # noqa: E402
 from world_finer_steps import families  # noqa: E402
-from world_generator_arms import ARMS, CALIBRATE, UNITS, comparison, pass_rates, paired  # noqa: E402
+from world_generator_arms import ARMS, CALIBRATE, UNITS, comparison, pass_rates  # noqa: E402
 from world_generator_arms import CONFIG as GENERATOR_CONFIG  # noqa: E402
-from world_generator_sft import METRICS, START_VERIFIER, print_generator_gains  # noqa: E402
+from world_generator_sft import METRICS, START_VERIFIER, by_group, print_generator_gains  # noqa: E402
 from world_runs import MACHINE, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_step_errors import measure as step_errors  # noqa: E402
@@ -51,14 +51,7 @@ VERIFIER_GROUPS = ("test_in", "test_in seen templates", "test_in held-out templa
 
 
 def generator_against(before: Path, after: Path) -> dict[str, Any]:
-    start, later = pass_rates(before), pass_rates(after)
-    groups = sorted({(rate["family"], rate["level"]) for rate in start.values() if rate["templates"] == "seen"})
-    return {
-        "seen templates": paired(start, later, lambda rate: rate["templates"] == "seen"),
-        "held-out templates": paired(start, later, lambda rate: rate["templates"] == "held-out"),
-        **{f"{family} {level} (seen)": paired(start, later, lambda rate, group=(family, level): rate["templates"] == "seen"
-                                              and (rate["family"], rate["level"]) == group)
-           for family, level in groups}}
+    return by_group(pass_rates(before), pass_rates(after))
 
 
 def verifier_against(before: Path, after: Path) -> dict[str, Any]:

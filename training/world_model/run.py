@@ -45,13 +45,13 @@ def examples_of(config: WorldModelConfig, run_dir: Path, train_proofs: Sequence[
     return examples
 
 
-def tokenizer_of(config: WorldModelConfig, run_dir: Path, examples: Sequence[dict[str, Any]]) -> Any:
+def tokenizer_of(config: WorldModelConfig, run_dir: Path, examples: Sequence[dict[str, Any]], init: Path | None) -> Any:
+    """The run's tokenizer: read back when written, else the continued checkpoint ``init``'s, else trained on ``examples``."""
     from training.world_model.tokenizer import load_tokenizer, train_tokenizer
 
     folder = run_dir / "tokenizer"
     if (folder / "tokenizer.json").exists():
         return load_tokenizer(folder)
-    init = init_checkpoint(config.architecture, config.init_model)
     if init is not None:  # a continued model reads its own tokens: its tokenizer is kept, not retrained
         tokenizer = load_tokenizer(init)
         tokenizer.save_pretrained(str(folder))
@@ -71,11 +71,12 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
     from training.world_model.trainer import copy_prompts, cost, tokenized, train_world_model
 
     examples = examples_of(config, run_dir, train_proofs)
-    tokenizer = tokenizer_of(config, run_dir, examples)
+    init = init_checkpoint(config.architecture, config.init_model)
+    tokenizer = tokenizer_of(config, run_dir, examples, init)
     rows, too_long = tokenized(examples, tokenizer, config.training.max_length)
     if not rows:
         raise InputError(f"every example is longer than training.max_length={config.training.max_length} tokens")
-    final = train_world_model(config, rows, tokenizer, run_dir, init_checkpoint(config.architecture, config.init_model))
+    final = train_world_model(config, rows, tokenizer, run_dir, init)
     copy_prompts(Path(config.prompts_dir) if config.prompts_dir else WORLD_PROMPTS, final)
     summary = {
         "run_dir": str(run_dir), "init_model": config.init_model or None, "final_model": str(final), "prompts": str(final / "prompts"),
