@@ -10,6 +10,9 @@ only the source of the proof score s differs:
   the upper bound, what a perfect verifier would teach;
 - ``reference``: the learned verifier, i.e. the starting model frozen and playing the verifier
   (the paper's reward, ``rewards.verifier = "reference"``).
+- ``verifier``: a learned verifier other than the start (``--verifier``: a checkpoint, e.g. a world model
+  fine-tuned on its generator's proofs as ``world_verifier_own_proofs.py`` does), frozen, on the
+  transformers engine (``rewards.verifier = "engine"``): the paper's reward with a verifier trained apart;
 - ``self``: the rollout's own self-score (``rewards.verifier = "self"``): nothing checks the proof,
   the arm that shows what a reward without a verifier teaches.
 - ``checker-beta0``: the checker with β = 0, the proof's truth alone (no reward for the
@@ -50,6 +53,7 @@ from world_runs import calibrate as calibrate_with  # noqa: E402
 
 CONFIG = "configs/world_generator.toml"
 ARMS: dict[str, tuple[str, ...]] = {"checker": ("--set", "rewards.verifier=checker"), "reference": (),
+                                     "verifier": ("--set", "rewards.verifier=engine", "--set", "scorer.backend=transformers"),
                                      "self": ("--set", "rewards.verifier=self"),
                                      "checker-beta0": ("--set", "rewards.verifier=checker", "--set", "rewards.beta=0")}
 CALIBRATE = ("--split", "test_in", "--role", "generator", "--engine", "vllm", "--samples", "8", "--max-tokens", "640",
@@ -140,11 +144,12 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results", help="where the JSON and the plot go")
     parser.add_argument("--runs", default="runs/world-generator", help="where the arms' runs and calibrations go")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="GRPO seeds (grpo.seed) per arm")
-    parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=list(ARMS))
+    parser.add_argument("--arms", nargs="+", default=[arm for arm in ARMS if arm != "verifier"], choices=list(ARMS))
     parser.add_argument("--unit", default="problem", choices=list(UNITS),
                         help="data.calibration_unit of the training problems (group: runs named ARM-group-seedN)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help="a further config override for every arm (repeatable); needs --tag")
+    parser.add_argument("--verifier", default="", help="the verifier arm's checkpoint (scorer.model); needs --tag")
     parser.add_argument("--tag", default="", help="names the variant --set makes: runs ARM[-group]-TAG-seedN, results _TAG")
     parser.add_argument("--eval-temperature", type=float, default=1.0,
                         help="sample the before and after proofs at this temperature (is a gain more than a sharper "
@@ -152,8 +157,10 @@ def main() -> int:
     parser.add_argument("--finished-only", action="store_true",
                         help="train and calibrate nothing: report the arms and seeds already calibrated")
     args = parser.parse_args()
-    if bool(args.overrides) != bool(args.tag):
-        parser.error("--set and --tag go together: a variant needs a name, and a name a difference")
+    if bool(args.overrides or args.verifier) != bool(args.tag):
+        parser.error("--set or --verifier and --tag go together: a variant needs a name, and a name a difference")
+    if ("verifier" in args.arms) != bool(args.verifier):
+        parser.error("the verifier arm and --verifier go together")
     out, runs = Path(args.out), Path(args.runs)
     out.mkdir(parents=True, exist_ok=True)
     if not (WORLD / "summary.json").exists():
@@ -173,7 +180,8 @@ def main() -> int:
             run_dir = runs / name
             if args.finished_only and not (run_dir / evaluation / "calibration.json").exists():
                 continue
-            command = ["train", "generator", "--config", CONFIG, "--run-dir", str(run_dir), *ARMS[arm], *UNITS[args.unit],
+            verifier = ("--set", f"scorer.model={args.verifier}") if arm == "verifier" else ()
+            command = ["train", "generator", "--config", CONFIG, "--run-dir", str(run_dir), *ARMS[arm], *verifier, *UNITS[args.unit],
                        *[flag for override in args.overrides for flag in ("--set", override)],
                        "--set", f"grpo.seed={seed}"]
             seconds[f"{name} training"] = None if (run_dir / "COMPLETE").exists() else proofsmith(*command, "--json")

@@ -18,6 +18,9 @@ Every stage resumes (the training run too: rerun the command). Adds an entry nam
     python benchmarks/world_model_continued.py --out benchmarks/results --run runs/world-lm-continued-2 \
         --set init_model=runs/world-lm-continued/final --set examples.seed=2 --set examples.generator_per_problem=3 \
         --set training.max_steps=1800 --grpo-seeds 0
+    python benchmarks/world_model_continued.py --out benchmarks/results --run runs/world-lm-continued-3 \
+        --set init_model=runs/world-lm-continued-2/final --set examples.seed=3 --set examples.verifier_per_problem=4 \
+        --set examples.generator_per_problem=2 --set training.max_steps=1800 --previous runs/world-lm-continued-2
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from world_runs import MACHINE, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_step_errors import measure as step_errors  # noqa: E402
 from world_verifier_rl import calibrate as calibrate_verifier  # noqa: E402
-from world_verifier_rl import compare  # noqa: E402
+from world_verifier_rl import compare, shown_work  # noqa: E402
 
 CONFIG = "configs/world_model_continued.toml"
 SFT = Path("runs/world-generator-sft/steps600")
@@ -88,6 +91,7 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--run", default="runs/world-lm-continued", help="the world-model run directory (--out of the command)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override of the config")
+    parser.add_argument("--previous", default="", help="a run this one continued: both roles compared with it as well")
     parser.add_argument("--grpo-seeds", type=int, nargs="*", default=[],
                         help="then the checker arm of (d) from the continued model on its own edge groups, per seed")
     args = parser.parse_args()
@@ -118,7 +122,14 @@ def main() -> int:
                                  "continued": step_errors(generator, WORLD, {"identity"}, {1, 2}, "seen")},
         "verifier against the start": verifier_against(START_VERIFIER, verifier),
         "verifier against the generator-only SFT": verifier_against(SFT / "calibration", verifier),
+        "verifier's shown work, test_in": {"start": shown_work(START_VERIFIER), "continued": shown_work(verifier)},
     }
+    if args.previous:  # the stage this one continued, paired with it
+        previous = Path(args.previous)
+        result["against the previous stage"] = {
+            "previous": str(previous), "generator": {group: entry for group, entry in generator_against(
+                previous / "calibration-generator", generator).items() if group in seen},
+            "verifier": verifier_against(previous / "calibration", verifier)}
     for seed in args.grpo_seeds:
         result[f"checker GRPO from it, seed {seed}"] = grpo_from(run, seed, pass_rates(generator))
     path = Path(args.out) / "world_model_continued.json"

@@ -19,9 +19,13 @@ verifier on the generator's proofs; here the checker grades them:
    on held-out proofs: the start's 8 proofs of every test_in problem (``world_generator_arms.py``'s
    ``runs/world-generator/start-generator``), problems with a passing and a failing proof.
 
-Every step resumes. Adds entries to ``OUT/world_reward_signal.json``.
+Every step resumes. Adds entries to ``OUT/world_reward_signal.json``. ``--start`` runs the same recipe from
+another world model (a continued one, ``world_model_continued.py``), its held-out proofs given by
+``--held-out`` (its ``calibration-generator``); its control is trained beside ``--run``:
 
     python benchmarks/world_verifier_own_proofs.py --out benchmarks/results
+    python benchmarks/world_verifier_own_proofs.py --out benchmarks/results --start runs/world-lm-continued-3/final \
+        --held-out runs/world-lm-continued-3/calibration-generator --run runs/world-lm-continued-3-own-proofs
 """
 
 from __future__ import annotations
@@ -82,9 +86,9 @@ def world_rows() -> Path:
     return path
 
 
-def fine_tune(run: Path, rows: Path, steps: int) -> tuple[str, ...]:
-    """``train sft`` of the start on ``rows`` (verifier answers; world_verdict_reads_work.py's recipe), unless done."""
-    command = ("train", "sft", "--model", START_MODEL, "--data", str(rows), "--run-dir", str(run),
+def fine_tune(start: str, run: Path, rows: Path, steps: int) -> tuple[str, ...]:
+    """``train sft`` of ``start`` on ``rows`` (verifier answers; world_verdict_reads_work.py's recipe), unless done."""
+    command = ("train", "sft", "--model", start, "--data", str(rows), "--run-dir", str(run),
                "--set", f"sft.max_steps={steps}", "--set", "sft.batch_size=16", "--set", "sft.learning_rate=3e-4", *SFT)
     if not (run / "COMPLETE").exists():
         proofsmith(*command)
@@ -97,14 +101,22 @@ def main() -> int:
     parser.add_argument("--per-group", type=int, default=40, help="training problems sampled per (family, level) group")
     parser.add_argument("--steps", type=int, default=300, help="SFT steps (the control arm's)")
     parser.add_argument("--temperatures", type=float, nargs="+", default=[0.7, 0.0])
+    parser.add_argument("--start", default=START_MODEL, help="the world model that writes the proofs and is fine-tuned")
+    parser.add_argument("--held-out", default=str(HELD_OUT),
+                        help="a `world calibrate --split test_in --role generator` folder of the start's proofs")
+    parser.add_argument("--run", default=str(RUN), help="the fine-tune's run directory (its proofs and rows inside)")
     args = parser.parse_args()
-    if not (HELD_OUT / "generations.jsonl").exists():
-        raise SystemExit(f"needs {HELD_OUT}: python benchmarks/world_generator_arms.py")
-    RUN.mkdir(parents=True, exist_ok=True)
+    start, run, held_out = args.start, Path(args.run), Path(args.held_out)
+    bundled = start == START_MODEL
+    control = CONTROL if bundled else run.with_name(run.name + "-control")
+    label = "start" if bundled else Path(start).parent.name
+    if not (held_out / "generations.jsonl").exists():
+        raise SystemExit(f"needs {held_out}: python benchmarks/world_generator_arms.py (or world_model_continued.py)")
+    run.mkdir(parents=True, exist_ok=True)
     CONTROL.mkdir(parents=True, exist_ok=True)
-    samples = RUN / "train-generations"
-    calibrate(START_MODEL, samples, *SAMPLE, "--max-problems-per-group", str(args.per_group))
-    rows_path = RUN / "rows.jsonl"
+    samples = run / "train-generations"
+    calibrate(start, samples, *SAMPLE, "--max-problems-per-group", str(args.per_group))
+    rows_path = run / "rows.jsonl"
     if not rows_path.with_suffix(".json").exists():  # the summary is written last
         own = own_rows(samples)
         world = read_jsonl(world_rows())
@@ -116,15 +128,18 @@ def main() -> int:
                                                                     for score in (0.0, 0.5, 1.0)},
                    "world rows": len(world[: len(own)])}
         rows_path.with_suffix(".json").write_text(json.dumps(summary) + "\n", encoding="utf-8")
-    command = fine_tune(RUN, rows_path, args.steps)
-    fine_tune(CONTROL, world_rows(), args.steps)
+    command = fine_tune(start, run, rows_path, args.steps)
+    fine_tune(start, control, world_rows(), args.steps)
     rows_summary = json.loads(rows_path.with_suffix(".json").read_text(encoding="utf-8"))
-    for name, model in (("start", START_MODEL), ("control: fine-tuned on the world's rows", str(CONTROL / "final")),
-                        ("fine-tuned on its own proofs and the world's rows", str(RUN / "final"))):
-        folder = HELD_OUT / f"reward-signal-spread-{Path(model).parent.name if model != START_MODEL else 'start'}"
-        results = measure(HELD_OUT, WORLD, model, args.temperatures, 4, folder, spread_only=True)
+    of = "" if bundled else f"{label} "  # the bundled start keeps the entries of the first measurement
+    proofs = "the start's proofs of test_in problems" if bundled else f"{label}'s own proofs of test_in problems"
+    for name, model in (("start" if bundled else label, start),
+                        (f"control: {of}fine-tuned on the world's rows", str(control / "final")),
+                        (f"{of}fine-tuned on its own proofs and the world's rows", str(run / "final"))):
+        folder = held_out / f"reward-signal-spread-{'start' if model == START_MODEL else Path(model).parent.name}"
+        results = measure(held_out, WORLD, model, args.temperatures, 4, folder, spread_only=True)
         results.update({"command": "proofsmith " + " ".join(command), "rows": rows_summary})
-        record(Path(args.out), f"{name}; the start's proofs of test_in problems", results)
+        record(Path(args.out), f"{name}; {proofs}", results)
     return 0
 
 

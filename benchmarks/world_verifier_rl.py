@@ -144,8 +144,8 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
     verdict follows from them; how often they say "differ" when the two sides they wrote differ and when they agree; and at
     a true step (before the first bad one) and at the first bad step of a proof scored 0, how often the sides written
     differ and how often the verdict says so; in the difference form, how often left minus right follows from the sides
-    and how often "differ" is said when it is 0 and when not. Whether the work carries the truth, and whether the verdict
-    uses the work."""
+    and how often "differ" is said when it is 0 and when not; at those steps, how often the claim is restated as the proof
+    has it and each side written is true. Whether the work carries the truth, and whether the verdict uses the work."""
     from data.world.work import worked_steps
 
     proofs = test_in_proofs()
@@ -170,6 +170,11 @@ def shown_work(calibration: Path) -> dict[str, float | None]:
                 if where:
                     shares.setdefault(f"at {where}: sides differ", []).append(not step.sides_agree)
                     shares.setdefault(f"at {where}: says differ", []).append(said_differ)
+                    if step.claim_restated is not None:
+                        shares.setdefault(f"at {where}: restates the claim as the proof has it", []).append(step.claim_restated)
+                    if step.true_sides is not None:
+                        shares.setdefault(f"at {where}: left side true", []).append(step.true_sides[0])
+                        shares.setdefault(f"at {where}: right side true", []).append(step.true_sides[1])
     return {"worked steps": float(len(shares.get("expansions true", []))),
             **{name: statistics.fmean(values) for name, values in sorted(shares.items())}}
 

@@ -11,6 +11,9 @@ that is not an equality, has no right expansions. In the difference form (``work
 difference=True)``: ``... the right side is B, and left minus right is D. They agree ...``) D must
 be A − B as written (``difference_follows``) and the verdict must follow from D: "agree" exactly
 when D is 0.
+Before the work, ``<claim>`` must be the proof's own Step 2 (``claim_restated``: the same two
+polynomials), and each side is checked on its own (``true_sides``): a verifier that restates a claim
+the proof does not make has lost the defect before it compares anything.
 
 Why: the bundled world model's verdicts ignore its own work. On test_in (2026-12-05), its two
 sides differ in 56 % of its checks of a false step and 30 % of a true one, yet it says "They
@@ -37,7 +40,7 @@ import sympy
 from data.world.expressions import ExpressionError, parse, render
 from data.world.steps import parse_steps
 
-_WORKED = re.compile(r"Step (\d+):(?:(?!Step \d+:).)*?Expanded, the left side is (.+?) and the right side is (.+?)"
+_WORKED = re.compile(r"Step (\d+):((?:(?!Step \d+:).)*?)Expanded, the left side is (.+?) and the right side is (.+?)"
                      r"(?:, and left minus right is (.+?))?\. They (agree|differ)\b", re.DOTALL)
 
 
@@ -56,6 +59,12 @@ class WorkedStep:
     """The difference form (``, and left minus right is D``): D is 0; None when the analysis writes no difference."""
     difference_follows: bool | None = None
     """D is left minus right of the sides as written, right or wrong; None when no difference is written."""
+    claim_restated: bool | None = None
+    """The claim the analysis restates before its work has the proof's two sides (as polynomials); None when the proof
+    has no such equality step or the restatement is not one equality."""
+    true_sides: tuple[bool, bool] | None = None
+    """Whether the left and the right side written are each the true expansion of that side of the proof's step (which
+    side a miscomputation is on); None when the proof has no such equality step."""
 
     @property
     def verdict_follows(self) -> bool:
@@ -109,13 +118,24 @@ def worked_steps(analysis: str, proof: str) -> list[WorkedStep]:
     """Every ``Step N: ... Expanded, ... They agree|differ`` of ``analysis``, checked against ``proof``."""
     truth = true_expansions(proof)
     checked: list[WorkedStep] = []
-    for number, left, right, difference, verdict in _WORKED.findall(analysis):
+    for number, claim, left, right, difference, verdict in _WORKED.findall(analysis):
         expected = truth.get(int(number))
-        right_sides = expected is not None and same(left, expected[0]) and same(right, expected[1])
+        sides = None if expected is None else (same(left, expected[0]), same(right, expected[1]))
         if int(number) >= 1:
-            checked.append(WorkedStep(int(number), right_sides, same(left, right), verdict == "agree",
-                                      *(difference_checks(left, right, difference) if difference else (None, None))))
+            checked.append(WorkedStep(int(number), sides is not None and all(sides), same(left, right), verdict == "agree",
+                                      *(difference_checks(left, right, difference) if difference else (None, None)),
+                                      claim_restated=None if expected is None else restated(claim, expected),
+                                      true_sides=sides))
     return checked
+
+
+def restated(claim: str, expected: tuple[str, str]) -> bool | None:
+    """Whether ``claim`` (``Step N: L = R.`` as an analysis restates it) has the sides ``expected`` as polynomials;
+    None when it is not one equality."""
+    sides = claim.strip().rstrip(".").split(" = ")
+    if len(sides) != 2:
+        return None
+    return same(sides[0], expected[0]) and same(sides[1], expected[1])
 
 
 def difference_checks(left: str, right: str, difference: str) -> tuple[bool, bool]:

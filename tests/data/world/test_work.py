@@ -44,8 +44,23 @@ def test_an_invented_defect_miscomputes_the_side_it_blames() -> None:
 def test_each_worked_step_is_checked_for_its_expansions_and_its_verdict(
         left: str, right: str, verdict: str, expansions_right: bool, sides_agree: bool, verdict_follows: bool) -> None:
     [step] = worked_steps(analysis(left, right, verdict), PROOF)
-    assert step == WorkedStep(1, expansions_right, sides_agree, verdict == "agree")
+    assert step == WorkedStep(1, expansions_right, sides_agree, verdict == "agree", claim_restated=True,
+                              true_sides=(left != "9x^2 - 25", True))
     assert step.verdict_follows is verdict_follows
+
+
+@pytest.mark.parametrize(("claim", "left", "right", "restated", "true_sides"), [
+    ("(3x + 5)(3x - 5) + 25 = 9x^2 - 25 + 25", "9x^2", "9x^2", True, (True, True)),
+    ("(3x + 5)(3x - 5) + 25 = 9x^2", "9x^2", "9x^2", True, (True, True)),  # the same polynomials, written shorter
+    # what the continued world model writes at a flawed step: a term dropped from the claim, then the dropped claim worked
+    ("(3x + 5)(3x - 5) = 9x^2 - 25 + 25", "9x^2 - 25", "9x^2", False, (False, True)),
+    ("(3x + 5)(3x - 5) + 25 = 9x^2 - 25 + 25", "9x^2", "9x^2 - 25", True, (True, False)),
+    ("(3x + 5)(3x - 5) + 25", "9x^2", "9x^2", None, (True, True)),  # not one equality: no restatement to check
+])
+def test_a_worked_step_says_whether_it_restated_the_claim_and_which_side_it_miscomputed(
+        claim: str, left: str, right: str, restated: bool | None, true_sides: tuple[bool, bool]) -> None:
+    [step] = worked_steps(analysis(left, right, "agree", claim), PROOF)
+    assert (step.claim_restated, step.true_sides, step.expansions_right) == (restated, true_sides, all(true_sides))
 
 
 def test_a_step_the_proof_lacks_has_no_right_expansions_and_no_work_means_nothing_to_rate() -> None:
