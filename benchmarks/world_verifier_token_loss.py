@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sys
 from pathlib import Path
 from statistics import fmean
@@ -28,9 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from data.jsonl import read_jsonl  # noqa: E402
+from data.world.work import WORKED_STEP  # noqa: E402
 
-WORKED = re.compile(r"Step (\d+):(?:(?!Step \d+:).)*?Expanded, the left side is (.+?) and the right side is (.+?)"
-                    r"(?:, and left minus right is .+?)?\. They (agree|differ)", re.DOTALL)
 PARTS = ("first bad step: left side", "first bad step: right side", "first bad step: verdict word",
          "true steps: right side", "true steps: verdict word", "whole answer")
 
@@ -51,12 +49,12 @@ def measure(model_dir: str, examples: list[dict[str, Any]], count: int) -> dict[
             break
         answer, bad = example["answer"], example["first_bad_step"]
         spans = []
-        for match in WORKED.finditer(answer):
+        for match in WORKED_STEP.finditer(answer):
             where = "first bad step" if int(match.group(1)) == bad else "true steps" if int(match.group(1)) < bad else None
             if where:
-                spans += [(f"{where}: right side", match.span(3)), (f"{where}: verdict word", match.span(4))]
+                spans += [(f"{where}: right side", match.span(4)), (f"{where}: verdict word", match.span(6))]
                 if where == "first bad step":
-                    spans.append(("first bad step: left side", match.span(2)))
+                    spans.append(("first bad step: left side", match.span(3)))
         if not any(part.startswith("first bad step") for part, _ in spans):
             continue  # its flawed step is not an equality worked out
         prompt = prompt_ids(tokenizer, example["prompt"])

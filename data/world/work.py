@@ -40,8 +40,9 @@ import sympy
 from data.world.expressions import ExpressionError, parse, render
 from data.world.steps import parse_steps
 
-_WORKED = re.compile(r"Step (\d+):((?:(?!Step \d+:).)*?)Expanded, the left side is (.+?) and the right side is (.+?)"
+WORKED_STEP = re.compile(r"Step (\d+):((?:(?!Step \d+:).)*?)Expanded, the left side is (.+?) and the right side is (.+?)"
                      r"(?:, and left minus right is (.+?))?\. They (agree|differ)\b", re.DOTALL)
+"""One worked step of an analysis; groups: step number, restated claim, left side, right side, difference, verdict."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def worked_steps(analysis: str, proof: str) -> list[WorkedStep]:
     """Every ``Step N: ... Expanded, ... They agree|differ`` of ``analysis``, checked against ``proof``."""
     truth = true_expansions(proof)
     checked: list[WorkedStep] = []
-    for number, claim, left, right, difference, verdict in _WORKED.findall(analysis):
+    for number, claim, left, right, difference, verdict in WORKED_STEP.findall(analysis):
         expected = truth.get(int(number))
         sides = None if expected is None else (same(left, expected[0]), same(right, expected[1]))
         if int(number) >= 1:
