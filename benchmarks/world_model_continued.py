@@ -92,13 +92,15 @@ def main() -> int:
     parser.add_argument("--run", default="runs/world-lm-continued", help="the world-model run directory (--out of the command)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="an override of the config")
     parser.add_argument("--previous", default="", help="a run this one continued: both roles compared with it as well")
+    parser.add_argument("--against", default="", help="a run of the same recipe without the change tried (an ablation): "
+                                                      "both roles compared with it, paired")
     parser.add_argument("--grpo-seeds", type=int, nargs="*", default=[],
                         help="then the checker arm of (d) from the continued model on its own edge groups, per seed")
     args = parser.parse_args()
-    for needed in (START_GENERATOR, START_VERIFIER, SFT / "calibration-generator", SFT / "calibration"):
+    for needed in (START_GENERATOR, START_VERIFIER):
         if not (needed / "calibration.json").exists():
-            raise SystemExit(f"needs {needed}: python benchmarks/world_generator_arms.py, benchmarks/world_verifier_rl.py "
-                             "and benchmarks/world_generator_sft.py --steps 600")
+            raise SystemExit(f"needs {needed}: python benchmarks/world_generator_arms.py and benchmarks/world_verifier_rl.py")
+    with_sft = all((SFT / name / "calibration.json").exists() for name in ("calibration-generator", "calibration"))
     run = Path(args.run)
     command = ["world", "model", "--config", CONFIG, "--out", str(run), *(item for value in args.set for item in ("--set", value))]
     if not (run / "COMPLETE").exists():
@@ -111,25 +113,30 @@ def main() -> int:
     result = {
         "machine": MACHINE, "world": str(WORLD), "command": "proofsmith " + " ".join(command),
         "training": {key: summary.get(key) for key in ("examples", "steps", "minutes", "trained_tokens", "tokens_per_second",
-                                                       "padding_fraction", "precision", "parameters")},
+                                                       "padding_fraction", "precision", "parameters", "decision_weight",
+                                                       "decision_token_share")},
         "generator, test_in pass@1 against the start": generator_against(START_GENERATOR, generator),
-        "generator, test_in pass@1 against the generator-only SFT": {
-            group: entry for group, entry in generator_against(SFT / "calibration-generator", generator).items() if group in seen},
         "pass@1 of seen templates by family": {"start": families(pass_rates(START_GENERATOR)),
-                                               "generator-only SFT": families(pass_rates(SFT / "calibration-generator")),
                                                "continued": families(pass_rates(generator))},
         "identity step errors": {"start": step_errors(START_GENERATOR, WORLD, {"identity"}, {1, 2}, "seen"),
                                  "continued": step_errors(generator, WORLD, {"identity"}, {1, 2}, "seen")},
         "verifier against the start": verifier_against(START_VERIFIER, verifier),
-        "verifier against the generator-only SFT": verifier_against(SFT / "calibration", verifier),
         "verifier's shown work, test_in": {"start": shown_work(START_VERIFIER), "continued": shown_work(verifier)},
     }
-    if args.previous:  # the stage this one continued, paired with it
-        previous = Path(args.previous)
-        result["against the previous stage"] = {
-            "previous": str(previous), "generator": {group: entry for group, entry in generator_against(
-                previous / "calibration-generator", generator).items() if group in seen},
-            "verifier": verifier_against(previous / "calibration", verifier)}
+    if with_sft:  # the generator-only SFT model, where its calibrations are on this machine
+        result["generator, test_in pass@1 against the generator-only SFT"] = {
+            group: entry for group, entry in generator_against(SFT / "calibration-generator", generator).items() if group in seen}
+        result["pass@1 of seen templates by family"]["generator-only SFT"] = families(pass_rates(SFT / "calibration-generator"))
+        result["verifier against the generator-only SFT"] = verifier_against(SFT / "calibration", verifier)
+    def paired_with(other: Path) -> dict[str, Any]:
+        return {"previous": str(other), "generator": {group: entry for group, entry in generator_against(
+                other / "calibration-generator", generator).items() if group in seen},
+                "verifier": verifier_against(other / "calibration", verifier)}
+
+    if args.previous:  # the stage this one continued
+        result["against the previous stage"] = paired_with(Path(args.previous))
+    if args.against:
+        result[f"against {Path(args.against).name}"] = paired_with(Path(args.against))
     for seed in args.grpo_seeds:
         result[f"checker GRPO from it, seed {seed}"] = grpo_from(run, seed, pass_rates(generator))
     path = Path(args.out) / "world_model_continued.json"

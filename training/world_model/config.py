@@ -114,10 +114,14 @@ class WorldTrainingSettings:
     """Checkpoint every this many steps; a rerun resumes from the last whole one."""
     logging_steps: int = 10
     """Log loss, learning rate, tokens/s and padding every this many steps (TensorBoard and metrics.jsonl)."""
+    decision_weight: float = 1.0
+    """Weight of the decision's tokens in the loss, against 1 for every other answer token: each worked step's verdict word (agree / differ) and the right side it writes, where a flawed step is caught (1: the plain mean over answer tokens)."""
     seed: int = 0
     """Seed of the initial weights and of the batch order."""
 
     def __post_init__(self) -> None:
+        if self.decision_weight <= 0:
+            raise ValueError("decision_weight must be > 0")
         if min(self.max_steps, self.batch_size, self.max_length, self.save_steps, self.logging_steps, self.pad_to_multiple_of) < 1:
             raise ValueError("max_steps, batch_size, max_length, save_steps, logging_steps and pad_to_multiple_of must be >= 1")
         if self.learning_rate <= 0 or self.warmup_steps < 0 or self.weight_decay < 0:

@@ -62,6 +62,14 @@ def tokenizer_of(config: WorldModelConfig, run_dir: Path, examples: Sequence[dic
     return tokenizer
 
 
+def decision_token_share(rows: Sequence[dict[str, Any]]) -> float | None:
+    """Share of the answer tokens the loss weights as decisions (None: no weights, the plain loss)."""
+    if not any("weights" in row for row in rows):
+        return None
+    answer = [weight for row in rows for weight, label in zip(row["weights"], row["labels"]) if label != -100]
+    return round(sum(weight != 1.0 for weight in answer) / len(answer), 4)
+
+
 def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof] | None) -> dict[str, Any]:
     """Train (or resume) the run of ``config`` on ``train_proofs`` (None: the examples are already written);
     returns the run's summary."""
@@ -73,7 +81,7 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
     examples = examples_of(config, run_dir, train_proofs)
     init = init_checkpoint(config.architecture, config.init_model)
     tokenizer = tokenizer_of(config, run_dir, examples, init)
-    rows, too_long = tokenized(examples, tokenizer, config.training.max_length)
+    rows, too_long = tokenized(examples, tokenizer, config.training.max_length, config.training.decision_weight)
     if not rows:
         raise InputError(f"every example is longer than training.max_length={config.training.max_length} tokens")
     final = train_world_model(config, rows, tokenizer, run_dir, init)
@@ -83,7 +91,8 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
         "examples": dict(Counter(example["role"] for example in examples)), "too_long": too_long,
         "problems": len({example["problem_id"] for example in examples}),
         "mean_example_tokens": round(sum(row["length"] for row in rows) / len(rows), 1),
-        "vocabulary": len(tokenizer), **cost(run_dir),
+        "vocabulary": len(tokenizer), "decision_weight": config.training.decision_weight,
+        "decision_token_share": decision_token_share(rows), **cost(run_dir),
     }
     write_text_atomic(run_dir / SUMMARY, json.dumps(summary, indent=2) + "\n")
     mark_complete(run_dir)

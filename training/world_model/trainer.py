@@ -6,6 +6,8 @@ answer (the prompt's labels are -100). The run directory follows the trainers' l
 ``tensorboard/``, ``metrics.jsonl``, ``final/``; besides, ``sessions.jsonl`` records each
 process that trained (steps, seconds, tokens), from which the summary's cost is summed.
 
+``training.decision_weight`` above 1 weights the tokens where a worked analysis decides (``decision.py``).
+
 Logged every ``logging_steps``: loss, learning rate, ``tokens_per_second`` (answer and prompt
 tokens, padding excluded), ``padding_fraction`` (padded positions / all positions) and
 ``num_input_tokens_seen``. Precision: bf16 autocast where the device has native bf16 matmuls,
@@ -29,6 +31,7 @@ from training.trainers.progress import show_training_progress
 from training.trainers.setup import last_checkpoint
 from training.world_model.architecture import continued_model, new_model, parameter_count
 from training.world_model.config import WorldModelConfig
+from training.world_model.decision import answer_weights, weighted_loss
 from training.world_model.tokenizer import answer_ids, prompt_ids
 
 log = logging.getLogger(__name__)
@@ -46,15 +49,22 @@ def precision_choice(requested: str) -> tuple[bool, str]:
     return False, "fp32: this CPU has no native bf16 matmuls (AMX-BF16 or AVX512-BF16), so bf16 autocast would be slower"
 
 
-def tokenized(examples: Sequence[dict[str, Any]], tokenizer: Any, max_length: int) -> tuple[list[dict[str, Any]], int]:
-    """(rows with input_ids, labels and length, how many examples were longer than ``max_length`` and left out)."""
+def tokenized(examples: Sequence[dict[str, Any]], tokenizer: Any, max_length: int,
+              decision_weight: float = 1.0) -> tuple[list[dict[str, Any]], int]:
+    """(rows with input_ids, labels and length, how many examples were longer than ``max_length`` and left out).
+
+    Rows carry per-token loss ``weights`` (prompt 0) when ``decision_weight`` is not 1 (``decision.py``); at 1 they
+    carry none and the loss is the model's own."""
     rows, too_long = [], 0
     for example in examples:
         prompt, answer = prompt_ids(tokenizer, example["prompt"]), answer_ids(tokenizer, example["answer"])
         if len(prompt) + len(answer) > max_length:
             too_long += 1
             continue
-        rows.append({"input_ids": prompt + answer, "labels": [IGNORED] * len(prompt) + answer, "length": len(prompt) + len(answer)})
+        row = {"input_ids": prompt + answer, "labels": [IGNORED] * len(prompt) + answer, "length": len(prompt) + len(answer)}
+        if decision_weight != 1.0:
+            row["weights"] = [0.0] * len(prompt) + answer_weights(tokenizer, example["answer"], decision_weight)
+        rows.append(row)
     return rows, too_long
 
 
@@ -75,17 +85,23 @@ class PaddedBatch:
 
         longest = max(len(feature["input_ids"]) for feature in features)
         longest = -(-longest // self.multiple) * self.multiple
-        ids, labels, mask = [], [], []
+        ids, labels, mask, weights = [], [], [], []
         for feature in features:
             gap = longest - len(feature["input_ids"])
             ids.append(feature["input_ids"] + [self.pad_id] * gap)
             labels.append(feature["labels"] + [IGNORED] * gap)
             mask.append([1] * len(feature["input_ids"]) + [0] * gap)
-        return {"input_ids": torch.tensor(ids), "labels": torch.tensor(labels), "attention_mask": torch.tensor(mask)}
+            if "weights" in feature:
+                weights.append(feature["weights"] + [0.0] * gap)
+        batch = {"input_ids": torch.tensor(ids), "labels": torch.tensor(labels), "attention_mask": torch.tensor(mask)}
+        if weights:
+            batch["weights"] = torch.tensor(weights)
+        return batch
 
 
 def make_trainer_class() -> type:
-    """A ``Trainer`` that counts the tokens it trains on and adds throughput and padding to every log."""
+    """A ``Trainer`` that counts the tokens it trains on and adds throughput and padding to every log; a batch with
+    ``weights`` is trained on the weighted loss of ``decision.py``."""
     from transformers import Trainer
 
     class CountingTrainer(Trainer):
@@ -102,7 +118,13 @@ def make_trainer_class() -> type:
             self.positions += positions
             self.window_tokens += real
             self.window_positions += positions
-            return super().compute_loss(model, inputs, *args, **kwargs)
+            if "weights" not in inputs:
+                return super().compute_loss(model, inputs, *args, **kwargs)
+            weights = inputs.pop("weights")
+            outputs = model(input_ids=inputs["input_ids"], attention_mask=mask)
+            loss = weighted_loss(outputs.logits, inputs["labels"], weights)
+            return_outputs = kwargs.get("return_outputs", args[0] if args else False)
+            return (loss, outputs) if return_outputs else loss
 
         def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
             if "loss" in logs and self.window_positions:

@@ -1,0 +1,55 @@
+"""Where a worked analysis decides, and a loss that weights those tokens (``training.decision_weight``).
+
+A worked step of an analysis (``data.world.work.WORKED_STEP``) expands the proof's step and ends
+"... the right side is R. They agree" (or "differ"). Two spans decide whether a flawed step is
+caught: R, the right side as written (a flawed step's miscomputed side is where a model that knows
+correct algebra writes the correct expansion instead, and then agrees), and the verdict word. On
+its own training analyses the stage-3 world model's loss on the first bad step's verdict word was
+37× the answer's mean (benchmarks/results/world_verifier_token_loss.json): the plain mean over
+answer tokens spends almost all of its gradient on tokens already learned.
+
+The weighted loss is ``sum(w · cross-entropy) / sum(w)`` over the answer tokens, with ``w`` =
+``decision_weight`` on a token that overlaps a decision span and 1 elsewhere: at weight 1 it is
+the causal LM loss ``transformers`` computes (a test checks it). The weights apply to every answer
+with worked steps, the generator's self-evaluation included: it is the same decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from data.world.work import WORKED_STEP
+
+RIGHT_SIDE, VERDICT = 4, 6
+"""The groups of ``WORKED_STEP`` weighted: the right side as written and the verdict word."""
+
+
+def decision_spans(answer: str) -> list[tuple[int, int]]:
+    """Character spans (start, end) of each worked step's right side and verdict word in ``answer``, in order."""
+    return [match.span(group) for match in WORKED_STEP.finditer(answer) for group in (RIGHT_SIDE, VERDICT)]
+
+
+def token_weights(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]], weight: float) -> list[float]:
+    """Per token (character ``offsets`` of each): ``weight`` if it overlaps one of ``spans``, else 1."""
+    return [weight if any(start < span_end and span_start < end for span_start, span_end in spans) else 1.0
+            for start, end in offsets]
+
+
+def answer_weights(tokenizer: Any, answer: str, weight: float) -> list[float]:
+    """The weights of ``answer``'s ids as ``tokenizer.answer_ids`` writes them (its text's tokens, then the end token,
+    weighted 1)."""
+    encoded = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)
+    return [*token_weights(encoded["offset_mapping"], decision_spans(answer), weight), 1.0]
+
+
+def weighted_loss(logits: Any, labels: Any, weights: Any) -> Any:
+    """``sum(w · cross-entropy) / sum(w)`` of next-token predictions over the positions whose label is not ignored."""
+    import torch
+
+    logits, labels, weights = logits[:, :-1, :].float(), labels[:, 1:], weights[:, 1:].float()
+    kept = labels != -100
+    losses = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1).clamp(min=0),
+                                               reduction="none").view_as(weights)
+    weights = weights * kept
+    return (losses * weights).sum() / weights.sum().clamp(min=1e-9)
