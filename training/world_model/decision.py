@@ -36,11 +36,14 @@ def token_weights(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int,
             for start, end in offsets]
 
 
-def answer_weights(tokenizer: Any, answer: str, weight: float) -> list[float]:
-    """The weights of ``answer``'s ids as ``tokenizer.answer_ids`` writes them (its text's tokens, then the end token,
-    weighted 1)."""
+def weighted_answer_ids(tokenizer: Any, answer: str, weight: float) -> tuple[list[int], list[float]]:
+    """``tokenizer.answer_ids(answer)`` (its text's tokens, then the end token) and each id's weight (the end
+    token's 1), from one encoding of ``answer``."""
+    from training.world_model.tokenizer import END
+
     encoded = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)
-    return [*token_weights(encoded["offset_mapping"], decision_spans(answer), weight), 1.0]
+    ids = [*encoded["input_ids"], tokenizer.convert_tokens_to_ids(END)]
+    return ids, [*token_weights(encoded["offset_mapping"], decision_spans(answer), weight), 1.0]
 
 
 def weighted_loss(logits: Any, labels: Any, weights: Any) -> Any:

@@ -7,7 +7,8 @@ Per training problem (``ExampleSettings``):
   classes are taught about equally although a problem has one correct proof and several flawed;
 - generator: the problem -> a numbered proof and its honest self-evaluation, a correct proof
   except for a ``generator_flawed_share`` of flawed ones whose evaluation admits the flaw;
-- meta-verifier: a critique of one of its proofs (true, invented defect, wrong score) -> the rating.
+- meta-verifier: a critique of one of its proofs (true, invented defect, wrong score) -> the rating;
+- and ``comparison_drills`` per problem of ``drills.py``'s drills (no role's format: many verdicts, half "differ").
 
 The answers are the ones the cold start teaches (``training.role_data``), with the same output
 formats and parsers as every role; the prompts are the templates of ``prompts_dir``. An example is
@@ -29,6 +30,7 @@ from training.role_data.records import as_dicts
 from training.role_data.world_critiques import meta_assessment, worked_analysis, worked_meta_critiques
 from training.role_data.world_rows import meta_rows, proof_row
 from training.world_model.config import ExampleSettings
+from training.world_model.drills import drill_examples
 from verifier.prompt import verification_messages
 
 WORLD_PROMPTS = Path(__file__).parent / "prompts"
@@ -121,9 +123,16 @@ def world_examples(proofs: Iterable[WorldProof], settings: ExampleSettings, worl
     folder = prompts_dir or str(WORLD_PROMPTS)
     rng = random.Random(f"{settings.seed}/world-model-examples")
     examples = []
-    for group in by_problem(proofs).values():
+    groups = by_problem(proofs)
+    for group in groups.values():
         examples.extend(problem_examples(group, settings, world_seed, folder, rng))
     rng.shuffle(examples)
+    # drills are placed by a generator of their own, so the role examples and their order are the same with or without them
+    drills = drill_examples([proof for group in groups.values() for proof in group],
+                            round(settings.comparison_drills * len(groups)), settings.seed)
+    placement = random.Random(f"{settings.seed}/world-model-drill-places")
+    for drill in drills:
+        examples.insert(placement.randrange(len(examples) + 1), drill)
     return examples
 
 

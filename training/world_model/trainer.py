@@ -31,7 +31,7 @@ from training.trainers.progress import show_training_progress
 from training.trainers.setup import last_checkpoint
 from training.world_model.architecture import continued_model, new_model, parameter_count
 from training.world_model.config import WorldModelConfig
-from training.world_model.decision import answer_weights, weighted_loss
+from training.world_model.decision import weighted_answer_ids, weighted_loss
 from training.world_model.tokenizer import answer_ids, prompt_ids
 
 log = logging.getLogger(__name__)
@@ -57,13 +57,18 @@ def tokenized(examples: Sequence[dict[str, Any]], tokenizer: Any, max_length: in
     carry none and the loss is the model's own."""
     rows, too_long = [], 0
     for example in examples:
-        prompt, answer = prompt_ids(tokenizer, example["prompt"]), answer_ids(tokenizer, example["answer"])
+        prompt = prompt_ids(tokenizer, example["prompt"])
+        weights: list[float] = []
+        if decision_weight == 1.0:
+            answer = answer_ids(tokenizer, example["answer"])
+        else:
+            answer, weights = weighted_answer_ids(tokenizer, example["answer"], decision_weight)
         if len(prompt) + len(answer) > max_length:
             too_long += 1
             continue
         row = {"input_ids": prompt + answer, "labels": [IGNORED] * len(prompt) + answer, "length": len(prompt) + len(answer)}
-        if decision_weight != 1.0:
-            row["weights"] = [0.0] * len(prompt) + answer_weights(tokenizer, example["answer"], decision_weight)
+        if weights:
+            row["weights"] = [0.0] * len(prompt) + weights
         rows.append(row)
     return rows, too_long
 

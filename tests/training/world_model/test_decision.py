@@ -11,7 +11,7 @@ from data.world.proofs import world_proofs
 from training.role_data.answers import verifier_answer
 from training.role_data.world_critiques import worked_analysis
 from training.world_model.config import WorldTrainingSettings
-from training.world_model.decision import answer_weights, decision_spans, token_weights, weighted_loss
+from training.world_model.decision import decision_spans, token_weights, weighted_answer_ids, weighted_loss
 from training.world_model.tokenizer import answer_ids, load_tokenizer
 from training.world_model.trainer import IGNORED, PaddedBatch, tokenized
 
@@ -38,8 +38,8 @@ def test_a_token_is_weighted_when_it_overlaps_a_span() -> None:
 
 def test_the_weighted_tokens_of_a_real_answer_cover_exactly_the_decisions(tokenizer) -> None:
     answer = verifier_answer(0.0, ANALYSIS)
-    weights = answer_weights(tokenizer, answer, 5.0)
-    ids = answer_ids(tokenizer, answer)
+    ids, weights = weighted_answer_ids(tokenizer, answer, 5.0)
+    assert ids == answer_ids(tokenizer, answer)  # the ids the plain loss trains on
     assert len(weights) == len(ids) and weights[-1] == 1.0  # the end token
     offsets = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
     weighted = {index for index, weight in enumerate(weights[:-1]) if weight == 5.0}

@@ -1,0 +1,56 @@
+"""Comparison drills: real worked-step sides, half differing, the verdict following the sides; the role examples unchanged."""
+
+from __future__ import annotations
+
+from data.world.proofs import world_proofs
+from data.world.work import WORKED_STEP
+from training.world_model.config import ExampleSettings
+from training.world_model.drills import PAIRS_PER_DRILL, drill_examples, side_pairs
+from training.world_model.examples import world_examples
+
+PROOFS = list(world_proofs(seed=0, problems_per_template=2, families=("identity", "arithmetic")))
+COMPARISON = r"Expanded, the left side is (.+?) and the right side is (.+?)\. They (agree|differ)\."
+
+
+def test_sides_come_from_the_analyses_and_agree_exactly_when_equal() -> None:
+    agree, differ = side_pairs(PROOFS)
+    assert agree and differ
+    assert all(left == right for left, right in agree) and all(left != right for left, right in differ)
+
+
+def test_a_drill_alternates_verdicts_that_follow_its_sides() -> None:
+    import re
+
+    drills = drill_examples(PROOFS, 20, seed=0)
+    assert len(drills) == 20 and drills == drill_examples(PROOFS, 20, seed=0)
+    agree, differ = side_pairs(PROOFS)
+    for drill in drills:
+        assert drill["role"] == "comparison" and drill["prompt"][0]["role"] == "user"
+        lines = drill["answer"].split("\n")
+        assert len(lines) == PAIRS_PER_DRILL
+        verdicts = []
+        for line in lines:
+            left, right, verdict = re.fullmatch(COMPARISON, line).groups()
+            assert (left, right) in (differ if verdict == "differ" else agree)
+            verdicts.append(verdict)
+        assert verdicts.count("differ") == PAIRS_PER_DRILL // 2 and verdicts[0] != verdicts[1]
+        assert not list(WORKED_STEP.finditer(drill["answer"]))  # not a step of an analysis: no decision weights
+    assert drill_examples(PROOFS, 0, seed=0) == []
+    assert drill_examples([proof for proof in PROOFS if proof.score == 1.0], 5, seed=0) == []  # nothing differs
+
+
+def test_drills_join_the_role_examples_without_changing_them() -> None:
+    plain = world_examples(PROOFS, ExampleSettings(), world_seed=0)
+    drilled = world_examples(PROOFS, ExampleSettings(comparison_drills=0.5), world_seed=0)
+    problems = len({proof.problem.id for proof in PROOFS})
+    assert [example for example in drilled if example["role"] != "comparison"] == plain
+    places = [index for index, example in enumerate(drilled) if example["role"] == "comparison"]
+    assert len(places) == round(0.5 * problems)
+    assert places != list(range(len(drilled) - len(places), len(drilled)))  # spread among them, not appended
+
+
+def test_a_negative_drill_count_is_refused() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match=">= 0"):
+        ExampleSettings(comparison_drills=-1)
