@@ -89,7 +89,7 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
     summary = {
         "run_dir": str(run_dir), "init_model": config.init_model or None, "final_model": str(final), "prompts": str(final / "prompts"),
         "examples": dict(Counter(example["role"] for example in examples)), "too_long": too_long,
-        "problems": len({example["problem_id"] for example in examples}),
+        "problems": len({example["problem_id"] for example in examples if "problem_id" in example}),  # drills have none
         "mean_example_tokens": round(sum(row["length"] for row in rows) / len(rows), 1),
         "vocabulary": len(tokenizer), "decision_weight": config.training.decision_weight,
         "decision_token_share": decision_token_share(rows), **cost(run_dir),

@@ -177,15 +177,21 @@ def train_world_model(config: WorldModelConfig, rows: list[dict[str, Any]], toke
     show_training_progress(trainer, "world model")
     checkpoint = last_checkpoint(run_dir / "checkpoints")
     first_step = int(checkpoint.rsplit("-", 1)[1]) if checkpoint else 0
-    started = time.perf_counter()
-    trainer.train(resume_from_checkpoint=checkpoint)
-    with JsonlWriter(run_dir / "sessions.jsonl") as writer:
-        writer.write({"first_step": first_step, "last_step": trainer.state.global_step,
-                      "seconds": round(time.perf_counter() - started, 2), "tokens": trainer.tokens,
-                      "positions": trainer.positions, "precision": reason, "parameters": parameter_count(model)})
+    if checkpoint and first_step >= config.training.max_steps:
+        # training ended but the run did not (killed before its summary): transformers, resumed from the last
+        # checkpoint, would train one step past max_steps, so the trained weights are taken as they are
+        trained = continued_model(Path(checkpoint))
+    else:
+        started = time.perf_counter()
+        trainer.train(resume_from_checkpoint=checkpoint)
+        trained = trainer.model
+        with JsonlWriter(run_dir / "sessions.jsonl") as writer:
+            writer.write({"first_step": first_step, "last_step": trainer.state.global_step,
+                          "seconds": round(time.perf_counter() - started, 2), "tokens": trainer.tokens,
+                          "positions": trainer.positions, "precision": reason, "parameters": parameter_count(model)})
     final = run_dir / "final"
     final.mkdir(parents=True, exist_ok=True)
-    trainer.model.save_pretrained(str(final), safe_serialization=True)
+    trained.save_pretrained(str(final), safe_serialization=True)
     tokenizer.save_pretrained(str(final))
     plot_rewards(run_dir / "metrics.jsonl", run_dir / "training.png", "world model")
     return final

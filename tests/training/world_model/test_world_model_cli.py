@@ -75,6 +75,23 @@ def test_a_cut_off_run_resumes_from_its_last_checkpoint(cli, run: Path, tmp_path
     assert again["steps"] == 4 and len(read_jsonl(copy / "sessions.jsonl")) == 2
 
 
+def test_a_run_killed_after_its_last_step_trains_no_step_more(cli, run: Path, tmp_path: Path) -> None:
+    """Training done, summary not written (a kill, or an error after training): the rerun writes the final model from
+    the last checkpoint; resumed there, transformers would train one step past max_steps."""
+    from safetensors.torch import load_file
+
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    for name in ("COMPLETE", "summary.json"):
+        (copy / name).unlink()
+    shutil.rmtree(copy / "final")
+    (copy / "config.toml").write_text((run / "config.toml").read_text(encoding="utf-8").replace(str(run), str(copy)))
+    summary = train(cli, copy)
+    assert summary["steps"] == summary["timed_steps"] == 4 and len(read_jsonl(copy / "sessions.jsonl")) == 1
+    final, trained = load_file(copy / "final" / "model.safetensors"), load_file(run / "final" / "model.safetensors")
+    assert final.keys() == trained.keys() and all(final[name].equal(trained[name]) for name in final)
+
+
 def test_dry_run_and_bad_settings(cli, run: Path, tmp_path: Path) -> None:
     out = tmp_path / "dry"
     result = cli("world", "model", "--config", str(TINY), "--out", str(out), "--max-steps", "9", "--dry-run")
@@ -136,6 +153,21 @@ def test_a_run_weights_the_decisions_of_worked_analyses(cli, tiny_world_model: s
         assert len(losses) == 2 and all(0 < loss < 20 for loss in losses)
         shares[weight] = summary["decision_token_share"]
     assert shares[1] is None and 0 < shares[5] < 0.5
+
+
+def test_a_run_trains_on_comparison_drills_beside_the_roles(cli, tiny_world_model: str, tmp_path: Path) -> None:
+    """``examples.comparison_drills``: drills (no problem of their own) are written, counted and trained on end to end."""
+    roles = Path(__file__).parent / "tiny_roles.toml"
+    out = tmp_path / "drills"
+    result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
+                 "--set", "examples.comparison_drills=0.5", "--max-steps", "2")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    examples = read_jsonl(out / "examples.jsonl")
+    problems = {example["problem_id"] for example in examples if example["role"] != "comparison"}
+    assert summary["examples"]["comparison"] == round(0.5 * len(problems)) > 0
+    assert summary["problems"] == len(problems) and summary["steps"] == 2
+    assert all("They differ." in example["answer"] for example in examples if example["role"] == "comparison")
 
 
 def problem_and_flawed_proof(run: Path, tmp_path: Path) -> tuple[str, str]:
