@@ -6,7 +6,8 @@ caught: R, the right side as written (a flawed step's miscomputed side is where 
 correct algebra writes the correct expansion instead, and then agrees), and the verdict word. On
 its own training analyses the stage-3 world model's loss on the first bad step's verdict word was
 37× the answer's mean (benchmarks/results/world_verifier_token_loss.json): the plain mean over
-answer tokens spends almost all of its gradient on tokens already learned.
+answer tokens spends almost all of its gradient on tokens already learned. The comparison drills'
+lines (``drills.py``) are the same sentence without a step, and are weighted the same way.
 
 The weighted loss is ``sum(w · cross-entropy) / sum(w)`` over the answer tokens, with ``w`` =
 ``decision_weight`` on a token that overlaps a decision span and 1 elsewhere: at weight 1 it is
@@ -19,15 +20,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from data.world.work import WORKED_STEP
+import re
 
-RIGHT_SIDE, VERDICT = 4, 6
-"""The groups of ``WORKED_STEP`` weighted: the right side as written and the verdict word."""
+COMPARED_SIDES = re.compile(r"Expanded, the left side is (.+?) and the right side is (?P<right>.+?)"
+                            r"(?:, and left minus right is (.+?))?\. They (?P<verdict>agree|differ)\b", re.DOTALL)
+"""The comparison that ends a worked step (``data.world.work.WORKED_STEP``'s groups 3-6) or a drill's line."""
 
 
 def decision_spans(answer: str) -> list[tuple[int, int]]:
-    """Character spans (start, end) of each worked step's right side and verdict word in ``answer``, in order."""
-    return [match.span(group) for match in WORKED_STEP.finditer(answer) for group in (RIGHT_SIDE, VERDICT)]
+    """Character spans (start, end) of each compared right side and verdict word in ``answer``, in order."""
+    return [match.span(group) for match in COMPARED_SIDES.finditer(answer) for group in ("right", "verdict")]
 
 
 def token_weights(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]], weight: float) -> list[float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from data.world.proofs import world_proofs
 from data.world.work import WORKED_STEP
 from training.world_model.config import ExampleSettings
+from training.world_model.decision import decision_spans
 from training.world_model.drills import PAIRS_PER_DRILL, drill_examples, side_pairs
 from training.world_model.examples import world_examples
 
@@ -34,7 +35,9 @@ def test_a_drill_alternates_verdicts_that_follow_its_sides() -> None:
             assert (left, right) in (differ if verdict == "differ" else agree)
             verdicts.append(verdict)
         assert verdicts.count("differ") == PAIRS_PER_DRILL // 2 and verdicts[0] != verdicts[1]
-        assert not list(WORKED_STEP.finditer(drill["answer"]))  # not a step of an analysis: no decision weights
+        assert not list(WORKED_STEP.finditer(drill["answer"]))  # not a step of an analysis
+        spans = decision_spans(drill["answer"])  # but weighted as one by training.decision_weight
+        assert [drill["answer"][start:end] for start, end in spans[1::2]] == verdicts
     assert drill_examples(PROOFS, 0, seed=0) == []
     assert drill_examples([proof for proof in PROOFS if proof.score == 1.0], 5, seed=0) == []  # nothing differs
 
