@@ -15,7 +15,8 @@ Problems are split: the drill's held-out pairs come from problems no drill step 
 ``--every`` steps on those held-out pairs: accuracy and p("differ") when the sides differ / agree. Then,
 with the drilled model, the verdict word of whole analyses teacher-forced (the parts of
 ``world_verifier_token_loss.py``), to see whether a comparison learned alone carries into context.
-Writes ``OUT/world_verdict_drill.json``.
+With ``--steps 0`` it measures a model as it is (a run's ``final/``: did training with drills teach the
+comparison?). Writes ``OUT/world_verdict_drill.json``.
 
     python benchmarks/world_verdict_drill.py --examples runs/world-lm-plain200/examples.jsonl --out benchmarks/results
 """
@@ -106,7 +107,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", required=True, help="a world-model run's examples.jsonl (the sides drilled)")
     parser.add_argument("--model", default="data/bundled/world-model", help="the model drilled")
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=300, help="drill steps (0: measure MODEL as it is, nothing saved)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--every", type=int, default=25, help="measure every this many steps")
@@ -145,16 +146,19 @@ def main() -> int:
             curve.append({"step": step, "loss": loss.item(), **drill.measure(test)})
             print(json.dumps(curve[-1]), file=sys.stderr)
     seconds = time.monotonic() - started
-    Path(args.save).mkdir(parents=True, exist_ok=True)
-    drill.model.save_pretrained(args.save)
-    drill.tokenizer.save_pretrained(args.save)
+    measured = args.model
+    if args.steps:
+        Path(args.save).mkdir(parents=True, exist_ok=True)
+        drill.model.save_pretrained(args.save)
+        drill.tokenizer.save_pretrained(args.save)
+        measured = args.save
     analyses = [row for row in read_jsonl(Path(args.examples))
                 if row["role"] == "verifier" and row["score"] == 0.0 and row.get("first_bad_step")]
     random.Random(0).shuffle(analyses)
     result = {"machine": MACHINE, "examples file": args.examples, "model": args.model, "steps": args.steps, "batch": args.batch,
               "learning rate": args.learning_rate, "seconds": round(seconds, 1), "drill pairs": len(train),
               "held-out pairs": len(test), "curve": curve,
-              "whole analyses after the drill": parts_of_analyses(args.save, analyses, 150)["parts"]}
+              "whole analyses after the drill": parts_of_analyses(measured, analyses, 150)["parts"]}
     path = Path(args.out) / "world_verdict_drill.json"
     document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     document[args.name or args.model] = result

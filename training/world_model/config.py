@@ -117,7 +117,7 @@ class WorldTrainingSettings:
     logging_steps: int = 10
     """Log loss, learning rate, tokens/s and padding every this many steps (TensorBoard and metrics.jsonl)."""
     decision_weight: float = 1.0
-    """Weight of the decision's tokens in the loss, against 1 for every other answer token: each worked step's verdict word (agree / differ) and the right side it writes, where a flawed step is caught (1: the plain mean over answer tokens)."""
+    """Weight of the decision's tokens in the loss, against 1 for every other answer token: each worked step's (and comparison drill line's) verdict word (agree / differ) and the right side it writes, where a flawed step is caught (1: the plain mean over answer tokens)."""
     seed: int = 0
     """Seed of the initial weights and of the batch order."""
 
