@@ -119,6 +119,7 @@ def main() -> int:
 
     import torch
 
+    from world_verifier_token_loss import flawed_analyses, print_parts
     from world_verifier_token_loss import measure as parts_of_analyses
 
     torch.manual_seed(args.seed)
@@ -152,9 +153,7 @@ def main() -> int:
         drill.model.save_pretrained(args.save)
         drill.tokenizer.save_pretrained(args.save)
         measured = args.save
-    analyses = [row for row in read_jsonl(Path(args.examples))
-                if row["role"] == "verifier" and row["score"] == 0.0 and row.get("first_bad_step")]
-    random.Random(0).shuffle(analyses)
+    analyses = flawed_analyses(Path(args.examples))
     result = {"machine": MACHINE, "examples file": args.examples, "model": args.model, "steps": args.steps, "batch": args.batch,
               "learning rate": args.learning_rate, "seconds": round(seconds, 1), "drill pairs": len(train),
               "held-out pairs": len(test), "curve": curve,
@@ -164,8 +163,7 @@ def main() -> int:
     document[args.name or args.model] = result
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    for part, figures in result["whole analyses after the drill"].items():
-        print(f"{part:30} {figures['tokens']:6} tokens  loss {figures['loss']:.3f}  top-1 right {figures['top-1 right']:.3f}")
+    print_parts(result["whole analyses after the drill"])
     return 0
 
 

@@ -82,6 +82,19 @@ def measure(model_dir: str, examples: list[dict[str, Any]], count: int) -> dict[
                       for part in PARTS if losses[part]}}
 
 
+def flawed_analyses(examples_file: Path) -> list[dict[str, Any]]:
+    """The verifier examples of score-0 proofs with a first bad step in a run's ``examples.jsonl``, in a fixed shuffled order."""
+    examples = [row for row in read_jsonl(examples_file)
+                if row["role"] == "verifier" and row["score"] == 0.0 and row.get("first_bad_step")]
+    random.Random(0).shuffle(examples)
+    return examples
+
+
+def print_parts(parts: dict[str, dict[str, Any]]) -> None:
+    for part, figures in parts.items():
+        print(f"{part:30} {figures['tokens']:6} tokens  loss {figures['loss']:.3f}  top-1 right {figures['top-1 right']:.3f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", required=True, help="a world-model checkpoint")
@@ -90,17 +103,13 @@ def main() -> int:
     parser.add_argument("--name", default="", help="the entry's name (default: MODEL)")
     parser.add_argument("--out", default="benchmarks/results")
     args = parser.parse_args()
-    examples = [row for row in read_jsonl(Path(args.examples))
-                if row["role"] == "verifier" and row["score"] == 0.0 and row.get("first_bad_step")]
-    random.Random(0).shuffle(examples)
-    result = {"examples file": args.examples, **measure(args.model, examples, args.count)}
+    result = {"examples file": args.examples, **measure(args.model, flawed_analyses(Path(args.examples)), args.count)}
     path = Path(args.out) / "world_verifier_token_loss.json"
     document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     document[args.name or args.model] = result
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    for part, figures in result["parts"].items():
-        print(f"{part:30} {figures['tokens']:6} tokens  loss {figures['loss']:.3f}  top-1 right {figures['top-1 right']:.3f}")
+    print_parts(result["parts"])
     return 0
 
 
