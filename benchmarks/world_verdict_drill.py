@@ -119,7 +119,7 @@ def main() -> int:
 
     import torch
 
-    from world_verifier_token_loss import flawed_analyses, print_parts
+    from world_verifier_token_loss import add_entry, flawed_analyses, print_parts
     from world_verifier_token_loss import measure as parts_of_analyses
 
     torch.manual_seed(args.seed)
@@ -158,11 +158,7 @@ def main() -> int:
               "learning rate": args.learning_rate, "seconds": round(seconds, 1), "drill pairs": len(train),
               "held-out pairs": len(test), "curve": curve,
               "whole analyses after the drill": parts_of_analyses(measured, analyses, 150)["parts"]}
-    path = Path(args.out) / "world_verdict_drill.json"
-    document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    document[args.name or args.model] = result
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    add_entry(Path(args.out) / "world_verdict_drill.json", args.name or args.model, result)
     print_parts(result["whole analyses after the drill"])
     return 0
 

@@ -90,6 +90,14 @@ def flawed_analyses(examples_file: Path) -> list[dict[str, Any]]:
     return examples
 
 
+def add_entry(path: Path, name: str, result: dict[str, Any]) -> None:
+    """``result`` as the entry ``name`` of the JSON document at ``path`` (the other entries kept)."""
+    document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    document[name] = result
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
 def print_parts(parts: dict[str, dict[str, Any]]) -> None:
     for part, figures in parts.items():
         print(f"{part:30} {figures['tokens']:6} tokens  loss {figures['loss']:.3f}  top-1 right {figures['top-1 right']:.3f}")
@@ -104,11 +112,7 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results")
     args = parser.parse_args()
     result = {"examples file": args.examples, **measure(args.model, flawed_analyses(Path(args.examples)), args.count)}
-    path = Path(args.out) / "world_verifier_token_loss.json"
-    document = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    document[args.name or args.model] = result
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    add_entry(Path(args.out) / "world_verifier_token_loss.json", args.name or args.model, result)
     print_parts(result["parts"])
     return 0
 
