@@ -17,10 +17,9 @@ with worked steps, the generator's self-evaluation included: it is the same deci
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
-
-import re
 
 COMPARED_SIDES = re.compile(r"Expanded, the left side is (.+?) and the right side is (?P<right>.+?)"
                             r"(?:, and left minus right is (.+?))?\. They (?P<verdict>agree|differ)\b", re.DOTALL)
