@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data.jsonl import read_jsonl  # noqa: E402
-from data.world.work import WORKED_STEP  # noqa: E402
+from data.world.work import WORKED_STEP, expanded_sides  # noqa: E402
 from world_runs import MACHINE  # noqa: E402
 
 VERDICTS = (" agree", " differ")
@@ -60,7 +60,7 @@ def balanced(pairs: list[tuple[str, str, str]], count: int, rng: random.Random) 
 
 
 def text(left: str, right: str) -> str:
-    return f"Expanded, the left side is {left} and the right side is {right}. They"
+    return f"{expanded_sides(left, right)}. They"
 
 
 class Drill:

@@ -40,9 +40,16 @@ import sympy
 from data.world.expressions import ExpressionError, parse, render
 from data.world.steps import parse_steps
 
-WORKED_STEP = re.compile(r"Step (\d+):((?:(?!Step \d+:).)*?)Expanded, the left side is (.+?) and the right side is (.+?)"
-                     r"(?:, and left minus right is (.+?))?\. They (agree|differ)\b", re.DOTALL)
+COMPARED_SIDES = re.compile(r"Expanded, the left side is (.+?) and the right side is (?P<right>.+?)"
+                            r"(?:, and left minus right is (.+?))?\. They (?P<verdict>agree|differ)\b", re.DOTALL)
+"""The comparison that ends a worked step, or a line of a comparison drill; groups: left, right, difference, verdict."""
+WORKED_STEP = re.compile(r"Step (\d+):((?:(?!Step \d+:).)*?)" + COMPARED_SIDES.pattern, re.DOTALL)
 """One worked step of an analysis; groups: step number, restated claim, left side, right side, difference, verdict."""
+
+
+def expanded_sides(left: str, right: str) -> str:
+    """The comparison's sentence up to its verdict, as analyses and drills write it (:data:`COMPARED_SIDES` reads it)."""
+    return f"Expanded, the left side is {left} and the right side is {right}"
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from data.world.claims import Claim, solution_set
 from data.world.expressions import parse, render
 from data.world.proofs import WorldProof
 from data.world.steps import Step, parse_steps
+from data.world.work import expanded_sides
 
 SCORES = (0.0, 0.5, 1.0)
 
@@ -220,7 +221,7 @@ def equality_work(number: int, claim: Claim, left: str, right: str, difference: 
     """An equality step's work with the sides as given (true or not): restated, both sides expanded and, in the
     difference form, left minus right expanded from the sides as written. "They agree" follows exactly when the sides are
     equal, which is exactly when that difference is 0."""
-    work = f"Step {number}: {claim.render()}. Expanded, the left side is {left} and the right side is {right}"
+    work = f"Step {number}: {claim.render()}. {expanded_sides(left, right)}"
     if difference:
         work += f", and left minus right is {render(sympy.expand(parse(left) - parse(right)))}"
     return work + "."

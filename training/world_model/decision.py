@@ -17,13 +17,10 @@ with worked steps, the generator's self-evaluation included: it is the same deci
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-COMPARED_SIDES = re.compile(r"Expanded, the left side is (.+?) and the right side is (?P<right>.+?)"
-                            r"(?:, and left minus right is (.+?))?\. They (?P<verdict>agree|differ)\b", re.DOTALL)
-"""The comparison that ends a worked step (``data.world.work.WORKED_STEP``'s groups 3-6) or a drill's line."""
+from data.world.work import COMPARED_SIDES
 
 
 def decision_spans(answer: str) -> list[tuple[int, int]]:

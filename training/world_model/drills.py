@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from data.world.proofs import WorldProof
-from data.world.work import WORKED_STEP
+from data.world.work import WORKED_STEP, expanded_sides
 from training.role_data.world_critiques import worked_analysis
 
 PAIRS_PER_DRILL = 8
@@ -41,7 +41,7 @@ def side_pairs(proofs: Iterable[WorldProof]) -> tuple[list[tuple[str, str]], lis
 
 
 def comparison(left: str, right: str, verdict: str) -> str:
-    return f"Expanded, the left side is {left} and the right side is {right}. They {verdict}."
+    return f"{expanded_sides(left, right)}. They {verdict}."
 
 
 def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int) -> list[dict[str, Any]]:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from data.world.proofs import world_proofs
-from data.world.work import WORKED_STEP
+from data.world.work import COMPARED_SIDES, WORKED_STEP
 from training.world_model.config import ExampleSettings
 from training.world_model.decision import decision_spans
 from training.world_model.drills import PAIRS_PER_DRILL, drill_examples, side_pairs
 from training.world_model.examples import world_examples
 
 PROOFS = list(world_proofs(seed=0, problems_per_template=2, families=("identity", "arithmetic")))
-COMPARISON = r"Expanded, the left side is (.+?) and the right side is (.+?)\. They (agree|differ)\."
 
 
 def test_sides_come_from_the_analyses_and_agree_exactly_when_equal() -> None:
@@ -20,8 +19,6 @@ def test_sides_come_from_the_analyses_and_agree_exactly_when_equal() -> None:
 
 
 def test_a_drill_alternates_verdicts_that_follow_its_sides() -> None:
-    import re
-
     drills = drill_examples(PROOFS, 20, seed=0)
     assert len(drills) == 20 and drills == drill_examples(PROOFS, 20, seed=0)
     agree, differ = side_pairs(PROOFS)
@@ -31,7 +28,8 @@ def test_a_drill_alternates_verdicts_that_follow_its_sides() -> None:
         assert len(lines) == PAIRS_PER_DRILL
         verdicts = []
         for line in lines:
-            left, right, verdict = re.fullmatch(COMPARISON, line).groups()
+            match = COMPARED_SIDES.fullmatch(line.removesuffix("."))
+            left, right, verdict = match.group(1, "right", "verdict")
             assert (left, right) in (differ if verdict == "differ" else agree)
             verdicts.append(verdict)
         assert verdicts.count("differ") == PAIRS_PER_DRILL // 2 and verdicts[0] != verdicts[1]
