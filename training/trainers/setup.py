@@ -17,6 +17,7 @@ SFT sets its own precision on top (``sft.precision``: bf16 autocast also on CPUs
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -111,10 +112,22 @@ def last_checkpoint(directory: Path) -> str | None:
     return str(max(whole, key=lambda path: int(path.name.removeprefix("checkpoint-")))) if whole else None
 
 
+def checkpoint_step(checkpoint: str) -> int:
+    """The step a checkpoint was saved at (its trainer state's)."""
+    return int(json.loads((Path(checkpoint) / CHECKPOINT_WRITTEN_LAST).read_text(encoding="utf-8"))["global_step"])
+
+
 def resume(trainer: Any, config: TrainConfig, title: str) -> None:
-    """Train, resuming from the run's last checkpoint when there is one, its steps shown as ``title``."""
+    """Train, resuming from the run's last checkpoint when there is one, its steps shown as ``title``.
+
+    A checkpoint at this run's ``max_steps`` (a run killed after training, before ``final/``) is loaded as it is:
+    resumed there, transformers would train one step past ``max_steps``. (A rerun asking for more steps trains on.)"""
     show_training_progress(trainer, title)
-    trainer.train(resume_from_checkpoint=last_checkpoint(Path(config.run_dir) / "checkpoints"))
+    checkpoint = last_checkpoint(Path(config.run_dir) / "checkpoints")
+    if checkpoint and checkpoint_step(checkpoint) >= trainer.args.max_steps > 0:
+        trainer._load_from_checkpoint(checkpoint)  # the weights (a LoRA adapter or the whole model) Trainer.train would load
+        return
+    trainer.train(resume_from_checkpoint=checkpoint)
 
 
 def save_final(trainer: Any, tokenizer: Any, out: Path, prompts_dir: str = "") -> None:
