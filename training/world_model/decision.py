@@ -10,7 +10,8 @@ answer tokens spends almost all of its gradient on tokens already learned. The c
 lines (``drills.py``) are the same sentence without a step, and are weighted the same way.
 
 The weighted loss is ``sum(w · cross-entropy) / sum(w)`` over the answer tokens, with ``w`` =
-``decision_weight`` on a token that overlaps a decision span and 1 elsewhere: at weight 1 it is
+``decision_weight`` on a token that overlaps a decision span (``training.decision_parts``: the right
+side, the verdict word, or both) and 1 elsewhere: at weight 1 it is
 the causal LM loss ``transformers`` computes (a test checks it). The weights apply to every answer
 with worked steps, the generator's self-evaluation included: it is the same decision.
 """
@@ -21,11 +22,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from data.world.work import COMPARED_SIDES
+from training.world_model.config import DECISION_PARTS
 
 
-def decision_spans(answer: str) -> list[tuple[int, int]]:
-    """Character spans (start, end) of each compared right side and verdict word in ``answer``, in order."""
-    return [match.span(group) for match in COMPARED_SIDES.finditer(answer) for group in ("right", "verdict")]
+def decision_spans(answer: str, parts: Sequence[str] = DECISION_PARTS) -> list[tuple[int, int]]:
+    """Character spans (start, end) of each comparison's ``parts`` (right side, verdict word) in ``answer``, in order."""
+    return [match.span(group) for match in COMPARED_SIDES.finditer(answer) for group in parts]
 
 
 def token_weights(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]], weight: float) -> list[float]:
@@ -34,14 +36,15 @@ def token_weights(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int,
             for start, end in offsets]
 
 
-def weighted_answer_ids(tokenizer: Any, answer: str, weight: float) -> tuple[list[int], list[float]]:
-    """``tokenizer.answer_ids(answer)`` (its text's tokens, then the end token) and each id's weight (the end
-    token's 1), from one encoding of ``answer``."""
+def weighted_answer_ids(tokenizer: Any, answer: str, weight: float,
+                        parts: Sequence[str] = DECISION_PARTS) -> tuple[list[int], list[float]]:
+    """``tokenizer.answer_ids(answer)`` (its text's tokens, then the end token) and each id's weight (``weight`` on
+    the comparisons' ``parts``, the end token's 1), from one encoding of ``answer``."""
     from training.world_model.tokenizer import END
 
     encoded = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)
     ids = [*encoded["input_ids"], tokenizer.convert_tokens_to_ids(END)]
-    return ids, [*token_weights(encoded["offset_mapping"], decision_spans(answer), weight), 1.0]
+    return ids, [*token_weights(encoded["offset_mapping"], decision_spans(answer, parts), weight), 1.0]
 
 
 def weighted_loss(logits: Any, labels: Any, weights: Any) -> Any:

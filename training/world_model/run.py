@@ -81,7 +81,8 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
     examples = examples_of(config, run_dir, train_proofs)
     init = init_checkpoint(config.architecture, config.init_model)
     tokenizer = tokenizer_of(config, run_dir, examples, init)
-    rows, too_long = tokenized(examples, tokenizer, config.training.max_length, config.training.decision_weight)
+    rows, too_long = tokenized(examples, tokenizer, config.training.max_length, config.training.decision_weight,
+                               config.training.decision_parts)
     if not rows:
         raise InputError(f"every example is longer than training.max_length={config.training.max_length} tokens")
     final = train_world_model(config, rows, tokenizer, run_dir, init)
@@ -92,6 +93,7 @@ def run_world_model(config: WorldModelConfig, train_proofs: Sequence[WorldProof]
         "problems": len({example["problem_id"] for example in examples if "problem_id" in example}),  # drills have none
         "mean_example_tokens": round(sum(row["length"] for row in rows) / len(rows), 1),
         "vocabulary": len(tokenizer), "decision_weight": config.training.decision_weight,
+        "decision_parts": config.training.decision_parts,
         "decision_token_share": decision_token_share(rows), **cost(run_dir),
     }
     write_text_atomic(run_dir / SUMMARY, json.dumps(summary, indent=2) + "\n")

@@ -30,7 +30,7 @@ from training.trainers.metrics import MetricsFile, plot_rewards
 from training.trainers.progress import show_training_progress
 from training.trainers.setup import last_checkpoint
 from training.world_model.architecture import continued_model, new_model, parameter_count
-from training.world_model.config import WorldModelConfig
+from training.world_model.config import DECISION_PARTS, WorldModelConfig
 from training.world_model.decision import weighted_answer_ids, weighted_loss
 from training.world_model.tokenizer import answer_ids, prompt_ids
 
@@ -49,8 +49,8 @@ def precision_choice(requested: str) -> tuple[bool, str]:
     return False, "fp32: this CPU has no native bf16 matmuls (AMX-BF16 or AVX512-BF16), so bf16 autocast would be slower"
 
 
-def tokenized(examples: Sequence[dict[str, Any]], tokenizer: Any, max_length: int,
-              decision_weight: float = 1.0) -> tuple[list[dict[str, Any]], int]:
+def tokenized(examples: Sequence[dict[str, Any]], tokenizer: Any, max_length: int, decision_weight: float = 1.0,
+              decision_parts: Sequence[str] = DECISION_PARTS) -> tuple[list[dict[str, Any]], int]:
     """(rows with input_ids, labels and length, how many examples were longer than ``max_length`` and left out).
 
     Rows carry per-token loss ``weights`` (prompt 0) when ``decision_weight`` is not 1 (``decision.py``); at 1 they
@@ -62,7 +62,7 @@ def tokenized(examples: Sequence[dict[str, Any]], tokenizer: Any, max_length: in
         if decision_weight == 1.0:
             answer = answer_ids(tokenizer, example["answer"])
         else:
-            answer, weights = weighted_answer_ids(tokenizer, example["answer"], decision_weight)
+            answer, weights = weighted_answer_ids(tokenizer, example["answer"], decision_weight, decision_parts)
         if len(prompt) + len(answer) > max_length:
             too_long += 1
             continue

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from data.world.proofs import world_proofs
+from data.world.work import COMPARED_SIDES
 from training.role_data.answers import verifier_answer
 from training.role_data.world_critiques import worked_analysis
-from training.world_model.config import WorldTrainingSettings
+from training.world_model.config import DECISION_PARTS, WorldTrainingSettings
 from training.world_model.decision import decision_spans, token_weights, weighted_answer_ids, weighted_loss
 from training.world_model.tokenizer import answer_ids, load_tokenizer
 from training.world_model.trainer import IGNORED, PaddedBatch, tokenized
@@ -29,6 +30,8 @@ def tokenizer(tiny_world_model: str):
 def test_the_spans_are_each_worked_steps_right_side_and_verdict_word() -> None:
     assert [ANALYSIS[start:end] for start, end in decision_spans(ANALYSIS)] == ["a^2+2*a*b+b^2", "agree", "a^2-b^2", "differ"]
     assert decision_spans("The proof never states its claim, so it proves nothing.") == []
+    assert [ANALYSIS[start:end] for start, end in decision_spans(ANALYSIS, ["verdict"])] == ["agree", "differ"]
+    assert set(DECISION_PARTS) == set(COMPARED_SIDES.groupindex)  # every part is a group the pattern names
 
 
 def test_a_token_is_weighted_when_it_overlaps_a_span() -> None:
@@ -50,6 +53,9 @@ def test_the_weighted_tokens_of_a_real_answer_cover_exactly_the_decisions(tokeni
         assert any(offsets[index][0] < end and start < offsets[index][1] for start, end in spans)
     text = "".join(tokenizer.decode([ids[index]]) for index in sorted(weighted))
     assert text.replace(" ", "") == "a^2+2*a*b+b^2agreea^2-b^2differ"
+    same, verdicts = weighted_answer_ids(tokenizer, answer, 5.0, ["verdict"])
+    assert same == ids and "".join(tokenizer.decode([ids[index]]) for index, weight in enumerate(verdicts)
+                                   if weight == 5.0).replace(" ", "") == "agreediffer"
 
 
 def test_rows_carry_weights_only_when_the_weight_is_not_1(tokenizer) -> None:
@@ -87,6 +93,9 @@ def test_at_weight_1_the_loss_is_the_models_own_and_otherwise_the_weighted_mean(
         assert not torch.allclose(expected, own, atol=1e-3)  # the weighting changes it
 
 
-def test_a_weight_must_be_positive() -> None:
+def test_a_weight_must_be_positive_and_its_parts_known() -> None:
     with pytest.raises(ValueError, match="decision_weight"):
         WorldTrainingSettings(decision_weight=0)
+    for parts in ([], ["left"], ["verdict", "claim"]):
+        with pytest.raises(ValueError, match="decision_parts must name some of right, verdict"):
+            WorldTrainingSettings(decision_parts=parts)

@@ -138,21 +138,22 @@ def test_a_run_continues_a_world_model_from_its_weights_and_tokenizer(cli, tiny_
 
 def test_a_run_weights_the_decisions_of_worked_analyses(cli, tiny_world_model: str, tmp_path: Path) -> None:
     """``training.decision_weight``: the run trains on the weighted loss (tests/training/world_model/test_decision.py
-    checks it token by token) and says what share of the answer tokens it weighted; at 1 it weights none."""
+    checks it token by token) and says what share of the answer tokens it weighted; at 1 it weights none; with
+    ``training.decision_parts=verdict`` only the verdict words."""
     roles = Path(__file__).parent / "tiny_roles.toml"
     shares = {}
-    for weight in (1, 5):
-        out = tmp_path / f"weight{weight}"
+    for weight, parts in ((1, "right,verdict"), (5, "right,verdict"), (5, "verdict")):
+        out = tmp_path / f"weight{weight}-{parts}"
         result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
                      "--set", "examples.analysis=worked", "--set", f"training.decision_weight={weight}", "--max-steps", "2",
-                     "--set", "training.logging_steps=1")
+                     "--set", "training.logging_steps=1", "--set", f"training.decision_parts={parts}")
         assert result.returncode == 0, result.stderr
         summary = json.loads(result.stdout)
-        assert summary["decision_weight"] == weight and summary["steps"] == 2
+        assert summary["decision_weight"] == weight and summary["decision_parts"] == parts.split(",") and summary["steps"] == 2
         losses = [record["loss"] for record in read_jsonl(out / "metrics.jsonl") if "loss" in record]
         assert len(losses) == 2 and all(0 < loss < 20 for loss in losses)
-        shares[weight] = summary["decision_token_share"]
-    assert shares[1] is None and 0 < shares[5] < 0.5
+        shares[weight, parts] = summary["decision_token_share"]
+    assert shares[1, "right,verdict"] is None and 0 < shares[5, "verdict"] < shares[5, "right,verdict"] < 0.5
 
 
 def test_a_run_trains_on_comparison_drills_beside_the_roles(cli, tiny_world_model: str, tmp_path: Path) -> None:
