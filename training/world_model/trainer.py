@@ -28,7 +28,7 @@ from data.jsonl import JsonlWriter, read_jsonl
 from engine.devices import cpu_has_native_bf16, cuda_available
 from training.trainers.metrics import MetricsFile, plot_rewards
 from training.trainers.progress import show_training_progress
-from training.trainers.setup import last_checkpoint
+from training.trainers.setup import checkpoint_step, last_checkpoint
 from training.world_model.architecture import continued_model, new_model, parameter_count
 from training.world_model.config import DECISION_PARTS, WorldModelConfig
 from training.world_model.decision import weighted_answer_ids, weighted_loss
@@ -176,7 +176,7 @@ def train_world_model(config: WorldModelConfig, rows: list[dict[str, Any]], toke
     )
     show_training_progress(trainer, "world model")
     checkpoint = last_checkpoint(run_dir / "checkpoints")
-    first_step = int(checkpoint.rsplit("-", 1)[1]) if checkpoint else 0
+    first_step = checkpoint_step(checkpoint) if checkpoint else 0
     if checkpoint and first_step >= config.training.max_steps:
         # training ended but the run did not (killed before its summary): transformers, resumed from the last
         # checkpoint, would train one step past max_steps, so the trained weights are taken as they are
