@@ -14,7 +14,10 @@ from data.world.config import WorldConfig
 PRECISIONS: tuple[str, ...] = ("auto", "bf16", "fp32")
 ANALYSIS_STYLES: tuple[str, ...] = ("worked", "difference", "varied")
 DECISION_PARTS: tuple[str, ...] = ("right", "verdict")
-"""The parts of a comparison ``training.decision_weight`` can weight (groups of ``data.world.work.COMPARED_SIDES``)."""
+"""The parts of each comparison ``training.decision_weight`` weights by default (``data.world.work.COMPARED_SIDES`` groups)."""
+FLAWED_RIGHT = "flawed_right"
+"""The right side of a worked step that says "They differ" only: the flawed value a verifier must copy, not recompute."""
+KNOWN_DECISION_PARTS: tuple[str, ...] = (*DECISION_PARTS, FLAWED_RIGHT)
 
 
 def training_world() -> WorldConfig:
@@ -121,15 +124,15 @@ class WorldTrainingSettings:
     decision_weight: float = 1.0
     """Weight of the decision's tokens in the loss, against 1 for every other answer token: each worked step's (and comparison drill line's) parts named in decision_parts, where a flawed step is caught (1: the plain mean over answer tokens)."""
     decision_parts: list[str] = field(default_factory=lambda: list(DECISION_PARTS))
-    """Which tokens of a comparison decision_weight weights: right (the right side it writes) and/or verdict (the word agree / differ)."""
+    """Which tokens of a comparison decision_weight weights: right (the right side it writes), verdict (the word agree / differ), flawed_right (the right side of a worked step that differs: the flawed value, drill lines left out)."""
     seed: int = 0
     """Seed of the initial weights and of the batch order."""
 
     def __post_init__(self) -> None:
         if self.decision_weight <= 0:
             raise ValueError("decision_weight must be > 0")
-        if not self.decision_parts or set(self.decision_parts) - set(DECISION_PARTS):
-            raise ValueError(f"decision_parts must name some of {', '.join(DECISION_PARTS)}, got {self.decision_parts}")
+        if not self.decision_parts or set(self.decision_parts) - set(KNOWN_DECISION_PARTS):
+            raise ValueError(f"decision_parts must name some of {', '.join(KNOWN_DECISION_PARTS)}, got {self.decision_parts}")
         if min(self.max_steps, self.batch_size, self.max_length, self.save_steps, self.logging_steps, self.pad_to_multiple_of) < 1:
             raise ValueError("max_steps, batch_size, max_length, save_steps, logging_steps and pad_to_multiple_of must be >= 1")
         if self.learning_rate <= 0 or self.warmup_steps < 0 or self.weight_decay < 0:

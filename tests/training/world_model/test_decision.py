@@ -34,6 +34,14 @@ def test_the_spans_are_each_worked_steps_right_side_and_verdict_word() -> None:
     assert set(DECISION_PARTS) == set(COMPARED_SIDES.groupindex)  # every part is a group the pattern names
 
 
+def test_flawed_right_is_the_right_side_of_a_step_that_differs_and_never_a_drill_line() -> None:
+    assert [ANALYSIS[start:end] for start, end in decision_spans(ANALYSIS, ["flawed_right"])] == ["a^2-b^2"]
+    assert [ANALYSIS[start:end] for start, end in decision_spans(ANALYSIS, ["verdict", "flawed_right"])] == [
+        "agree", "a^2-b^2", "differ"]
+    drill = "Expanded, the left side is 53 and the right side is 106. They differ.\n"
+    assert decision_spans(drill, ["flawed_right"]) == [] and len(decision_spans(drill, ["right"])) == 1
+
+
 def test_a_token_is_weighted_when_it_overlaps_a_span() -> None:
     assert token_weights([(0, 3), (3, 6), (6, 9), (9, 12)], [(4, 5), (8, 10)], 5.0) == [1.0, 5.0, 5.0, 5.0]
     assert token_weights([(0, 4), (4, 8)], [(4, 6)], 3.0) == [1.0, 3.0]  # touching at 4 is not overlapping
