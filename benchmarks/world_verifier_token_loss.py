@@ -6,8 +6,10 @@ is copied). Is that under-fitting the training data, or failing on new proofs? H
 training verifier examples of score-0 proofs (``RUN/examples.jsonl``) teacher-forced, and each answer's tokens
 are split by what they write: at the first bad step, the left and the right side's expansion and the verdict
 word; at the true steps before it, the right side and the verdict; and the whole answer. Per part: the mean
-loss a token and the share of tokens the model's top choice gets right. A part whose loss is many times the
-answer's mean is one the average loss hides. Writes ``OUT/world_verifier_token_loss.json`` (an entry per model).
+loss a token, the share of tokens the model's top choice gets right, and (but for the whole answer) the share
+of the part's spans whose every token it gets right: a side is copied or it is not, and a top-1 of 0.9 a token
+can be a third of the sides whole. A part whose loss is many times the answer's mean is one the average loss
+hides. Writes ``OUT/world_verifier_token_loss.json`` (an entry per model).
 
     python benchmarks/world_verifier_token_loss.py --model runs/world-lm-continued-3/final \\
         --examples runs/world-lm-continued-3/examples.jsonl --out benchmarks/results
@@ -43,6 +45,7 @@ def measure(model_dir: str, examples: list[dict[str, Any]], count: int) -> dict[
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
     losses: dict[str, list[float]] = {part: [] for part in PARTS}
     right: dict[str, list[bool]] = {part: [] for part in PARTS}
+    whole: dict[str, list[bool]] = {part: [] for part in PARTS}
     used = 0
     for example in examples:
         if used == count:
@@ -74,11 +77,13 @@ def measure(model_dir: str, examples: list[dict[str, Any]], count: int) -> dict[
             low, high = first + tokens_before(start - 1), first + tokens_before(end)
             losses[part] += token_loss[low:high].tolist()
             right[part] += token_right[low:high].tolist()
+            whole[part].append(bool(token_right[low:high].all()))
         losses["whole answer"] += token_loss[first:].tolist()
         right["whole answer"] += token_right[first:].tolist()
         used += 1
     return {"model": model_dir, "examples": used,
-            "parts": {part: {"tokens": len(losses[part]), "loss": fmean(losses[part]), "top-1 right": fmean(right[part])}
+            "parts": {part: {"tokens": len(losses[part]), "loss": fmean(losses[part]), "top-1 right": fmean(right[part]),
+                             **({"spans": len(whole[part]), "whole span right": fmean(whole[part])} if whole[part] else {})}
                       for part in PARTS if losses[part]}}
 
 
@@ -100,7 +105,8 @@ def add_entry(path: Path, name: str, result: dict[str, Any]) -> None:
 
 def print_parts(parts: dict[str, dict[str, Any]]) -> None:
     for part, figures in parts.items():
-        print(f"{part:30} {figures['tokens']:6} tokens  loss {figures['loss']:.3f}  top-1 right {figures['top-1 right']:.3f}")
+        spans = f"  whole span right {figures['whole span right']:.3f}" if "whole span right" in figures else ""
+        print(f"{part:30} {figures['tokens']:6} tokens  loss {figures['loss']:.3f}  top-1 right {figures['top-1 right']:.3f}{spans}")
 
 
 def main() -> int:
