@@ -16,7 +16,7 @@ ANALYSIS_STYLES: tuple[str, ...] = ("worked", "difference", "varied")
 DECISION_PARTS: tuple[str, ...] = ("right", "verdict")
 """The parts of each comparison ``training.decision_weight`` weights by default (``data.world.work.COMPARED_SIDES`` groups)."""
 FLAWED_RIGHT = "flawed_right"
-"""The right side of a worked step that says "They differ" only: the flawed value a verifier must copy, not recompute."""
+"""The right side of a worked step that says "They differ": the flawed value, expanded from the proof's right side."""
 KNOWN_DECISION_PARTS: tuple[str, ...] = (*DECISION_PARTS, FLAWED_RIGHT)
 
 

@@ -11,9 +11,9 @@ lines (``drills.py``) are the same sentence without a step, and are weighted the
 
 The weighted loss is ``sum(w · cross-entropy) / sum(w)`` over the answer tokens, with ``w`` =
 ``decision_weight`` on a token that overlaps a decision span (``training.decision_parts``: the right
-side, the verdict word, or both; or the right side of a flawed step alone, ``flawed_right``, where
-the failure to copy lies: its free-running analyses write a flawed step's right side as the proof has
-it 0.22-0.37 of the time, docs/results/world-model.md) and 1 elsewhere: at weight 1 it is
+side, the verdict word, or both; or the right side of a flawed step alone, ``flawed_right``: there a
+model that has learned that sides agree writes the left side's value instead of expanding the proof's
+own right side, teacher-forced too, docs/results/world-model.md) and 1 elsewhere: at weight 1 it is
 the causal LM loss ``transformers`` computes (a test checks it). The weights apply to every answer
 with worked steps, the generator's self-evaluation included: it is the same decision.
 """
@@ -31,7 +31,7 @@ def decision_spans(answer: str, parts: Sequence[str] = DECISION_PARTS) -> list[t
     """Character spans (start, end) of each comparison's ``parts`` (right side, verdict word) in ``answer``, and with
     ``flawed_right`` the right side of each worked step that says "They differ", in order."""
     spans = [match.span(group) for match in COMPARED_SIDES.finditer(answer) for group in parts if group != FLAWED_RIGHT]
-    if FLAWED_RIGHT in parts:  # a step, not a drill line: a drill's sides are drawn, there is no proof to copy them from
+    if FLAWED_RIGHT in parts:  # a step, not a drill line: a drill's sides are drawn, no proof gives them
         spans += [match.span("right") for match in WORKED_STEP.finditer(answer) if match.group("verdict") == "differ"]
     return sorted(spans)
 
