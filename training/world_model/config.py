@@ -41,6 +41,8 @@ class ExampleSettings:
     """How analyses are written: worked (each step restated, its work shown, the verdict last), difference (worked, an equality's left minus right written before its verdict, so the verdict reads whether it is 0) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
     comparison_drills: float = 0.0
     """Comparison drills per problem (a fraction is a share of problems): 8 worked-step verdicts of the training proofs' sides in one example, half "They differ" (training/world_model/drills.py), the verdict the analyses teach one token in ten times rarer."""
+    drill_claims: bool = False
+    """Each drill line restates the claim its sides came from first (`Step k: L = R. Expanded, ...`): the sides are computed from what is written, half the claims flawed; false: the sides alone."""
     seed: int = 0
     """Seed of the draw of examples and of their order."""
 
@@ -124,7 +126,7 @@ class WorldTrainingSettings:
     decision_weight: float = 1.0
     """Weight of the decision's tokens in the loss, against 1 for every other answer token: each worked step's (and comparison drill line's) parts named in decision_parts, where a flawed step is caught (1: the plain mean over answer tokens)."""
     decision_parts: list[str] = field(default_factory=lambda: list(DECISION_PARTS))
-    """Which tokens of a comparison decision_weight weights: right (the right side it writes), verdict (the word agree / differ), flawed_right (the right side of a worked step that differs: the flawed value, drill lines left out)."""
+    """Which tokens of a comparison decision_weight weights: right (the right side it writes), verdict (the word agree / differ), flawed_right (the right side of a worked step that differs: the flawed value; a drill line only with its claim)."""
     seed: int = 0
     """Seed of the initial weights and of the batch order."""
 

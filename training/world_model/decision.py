@@ -31,7 +31,7 @@ def decision_spans(answer: str, parts: Sequence[str] = DECISION_PARTS) -> list[t
     """Character spans (start, end) of each comparison's ``parts`` (right side, verdict word) in ``answer``, and with
     ``flawed_right`` the right side of each worked step that says "They differ", in order."""
     spans = [match.span(group) for match in COMPARED_SIDES.finditer(answer) for group in parts if group != FLAWED_RIGHT]
-    if FLAWED_RIGHT in parts:  # a step, not a drill line: a drill's sides are drawn, no proof gives them
+    if FLAWED_RIGHT in parts:  # a step, not a bare drill line: without its claim a drill's sides are drawn
         spans += [match.span("right") for match in WORKED_STEP.finditer(answer) if match.group("verdict") == "differ"]
     return sorted(spans)
 

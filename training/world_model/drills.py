@@ -12,6 +12,13 @@ The pairs are the sides of the training proofs' own worked steps (``worked_analy
 step's sides differ the way proofs go wrong (a digit, a sign, a term), never by construction here.
 Deliberate simplification: a drill's pairs come from random training problems, so a drill has no
 problem of its own (``role`` "comparison", no ``problem_id``).
+
+With ``claims`` (``examples.drill_claims``) each line first restates the claim its sides came from,
+``Step k: L = R. Expanded, the left side is A and the right side is B. They differ.``: the sides are
+then computed from what is written, not drawn, and half the claims are flawed. Why: in the analyses a
+step's right side equals its left nine times in ten, and the world models write a flawed step's right
+side as the left side's value instead of expanding R (teacher-forced, whole 0.22-0.52;
+docs/results/world-model.md); here the value R expands to is the only thing that predicts B.
 """
 
 from __future__ import annotations
@@ -28,15 +35,26 @@ from training.role_data.world_critiques import worked_analysis
 PAIRS_PER_DRILL = 8
 """Comparisons in one drill, alternately agreeing and differing (which comes first is drawn)."""
 DRILL_PROMPT = Path(__file__).with_name("drill.md")
+CLAIM_DRILL_PROMPT = Path(__file__).with_name("drill_claims.md")
+
+Sides = dict[tuple[str, str], str]
+"""Pairs of sides (left, right), each once, with the claim of the first worked step that wrote them."""
+
+
+def worked_sides(proofs: Iterable[WorldProof]) -> tuple[Sides, Sides]:
+    """(sides that agree, sides that differ) of every worked step of ``proofs``' analyses, in order of appearance."""
+    agree: Sides = {}
+    differ: Sides = {}
+    for proof in proofs:
+        for match in WORKED_STEP.finditer(worked_analysis(proof)):
+            sides = agree if match.group(6) == "agree" else differ
+            sides.setdefault((match.group(3), match.group(4)), match.group(2).strip().removesuffix("."))
+    return agree, differ
 
 
 def side_pairs(proofs: Iterable[WorldProof]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(pairs of sides that agree, pairs that differ) of every worked step of ``proofs``' analyses, each pair once."""
-    agree: dict[tuple[str, str], None] = {}
-    differ: dict[tuple[str, str], None] = {}
-    for proof in proofs:
-        for match in WORKED_STEP.finditer(worked_analysis(proof)):
-            (agree if match.group(6) == "agree" else differ)[(match.group(3), match.group(4))] = None
+    agree, differ = worked_sides(proofs)
     return list(agree), list(differ)
 
 
@@ -44,20 +62,25 @@ def comparison(left: str, right: str, verdict: str) -> str:
     return f"{expanded_sides(left, right)}. They {verdict}."
 
 
-def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int) -> list[dict[str, Any]]:
+def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int, claims: bool = False) -> list[dict[str, Any]]:
     """``count`` drills of :data:`PAIRS_PER_DRILL` comparisons from ``proofs``' worked steps (none when they have no
-    pair that differs); the same inputs always give the same drills."""
-    agree, differ = side_pairs(proofs)
+    pair that differs), each line after its claim with ``claims``; the same inputs always give the same drills, and
+    the same pairs with or without claims."""
+    agree, differ = worked_sides(proofs)
     if not count or not agree or not differ:
         return []
+    pairs = {"agree": list(agree), "differ": list(differ)}
+    claim_of = {"agree": agree, "differ": differ}
     rng = random.Random(f"{seed}/world-model-drills")
-    prompt = [{"role": "user", "content": DRILL_PROMPT.read_text(encoding="utf-8").strip()}]
+    prompt = [{"role": "user", "content": (CLAIM_DRILL_PROMPT if claims else DRILL_PROMPT).read_text(encoding="utf-8").strip()}]
     drills = []
     for _ in range(count):
         first = rng.randrange(2)
         lines = []
         for index in range(PAIRS_PER_DRILL):
-            differs = (index + first) % 2 == 1
-            lines.append(comparison(*rng.choice(differ if differs else agree), "differ" if differs else "agree"))
+            verdict = "differ" if (index + first) % 2 == 1 else "agree"
+            pair = rng.choice(pairs[verdict])
+            line = comparison(*pair, verdict)
+            lines.append(f"Step {index + 1}: {claim_of[verdict][pair]}. {line}" if claims else line)
         drills.append({"role": "comparison", "prompt": prompt, "answer": "\n".join(lines)})
     return drills

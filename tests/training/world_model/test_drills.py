@@ -1,9 +1,10 @@
-"""Comparison drills: real worked-step sides, half differing, the verdict following the sides; the role examples unchanged."""
+"""Comparison drills: real worked-step sides, half differing, the verdict following the sides, with or without the claim the
+sides came from; the role examples unchanged."""
 
 from __future__ import annotations
 
 from data.world.proofs import world_proofs
-from data.world.work import COMPARED_SIDES, WORKED_STEP
+from data.world.work import COMPARED_SIDES, WORKED_STEP, restated
 from training.world_model.config import ExampleSettings
 from training.world_model.decision import decision_spans
 from training.world_model.drills import PAIRS_PER_DRILL, drill_examples, side_pairs
@@ -40,6 +41,23 @@ def test_a_drill_alternates_verdicts_that_follow_its_sides() -> None:
     assert drill_examples([proof for proof in PROOFS if proof.score == 1.0], 5, seed=0) == []  # nothing differs
 
 
+def test_a_claim_drill_restates_the_claim_whose_sides_it_compares() -> None:
+    plain, drills = drill_examples(PROOFS, 20, seed=0), drill_examples(PROOFS, 20, seed=0, claims=True)
+    assert drills == drill_examples(PROOFS, 20, seed=0, claims=True) and drills[0]["prompt"] != plain[0]["prompt"]
+    for drill, bare in zip(drills, plain):
+        steps = list(WORKED_STEP.finditer(drill["answer"]))  # each line a worked step, as analyses write them
+        assert [int(step.group(1)) for step in steps] == list(range(1, PAIRS_PER_DRILL + 1))
+        assert [step.group(0)[step.group(0).index("Expanded"):] for step in steps] == [
+            line.removesuffix(".") for line in bare["answer"].split("\n")]  # the same comparisons as without claims
+        for step in steps:
+            assert restated(step.group(2), (step.group(3), step.group("right")))  # the sides are that claim's
+        spans = decision_spans(drill["answer"], ["flawed_right"])  # a flawed side now has a claim to expand from
+        assert len(spans) == PAIRS_PER_DRILL // 2
+    flawed = sum(not restated(step.group(2), (step.group(3), step.group(3)))
+                 for drill in drills for step in WORKED_STEP.finditer(drill["answer"]))
+    assert flawed == 20 * PAIRS_PER_DRILL // 2  # half the claims are false
+
+
 def test_drills_join_the_role_examples_without_changing_them() -> None:
     plain = world_examples(PROOFS, ExampleSettings(), world_seed=0)
     drilled = world_examples(PROOFS, ExampleSettings(comparison_drills=0.5), world_seed=0)
@@ -48,6 +66,9 @@ def test_drills_join_the_role_examples_without_changing_them() -> None:
     places = [index for index, example in enumerate(drilled) if example["role"] == "comparison"]
     assert len(places) == round(0.5 * problems)
     assert places != list(range(len(drilled) - len(places), len(drilled)))  # spread among them, not appended
+    claimed = world_examples(PROOFS, ExampleSettings(comparison_drills=0.5, drill_claims=True), world_seed=0)
+    assert [example["role"] for example in claimed] == [example["role"] for example in drilled]
+    assert all(WORKED_STEP.search(example["answer"]) for example in claimed if example["role"] == "comparison")
 
 
 def test_a_negative_drill_count_is_refused() -> None:

@@ -157,18 +157,23 @@ def test_a_run_weights_the_decisions_of_worked_analyses(cli, tiny_world_model: s
 
 
 def test_a_run_trains_on_comparison_drills_beside_the_roles(cli, tiny_world_model: str, tmp_path: Path) -> None:
-    """``examples.comparison_drills``: drills (no problem of their own) are written, counted and trained on end to end."""
+    """``examples.comparison_drills``: drills (no problem of their own) are written, counted and trained on end to end, here
+    with their claims (``examples.drill_claims``) and their flawed right sides weighted (``flawed_right``)."""
     roles = Path(__file__).parent / "tiny_roles.toml"
     out = tmp_path / "drills"
     result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
-                 "--set", "examples.comparison_drills=0.5", "--max-steps", "2")
+                 "--set", "examples.comparison_drills=0.5", "--set", "examples.drill_claims=true",
+                 "--set", "training.decision_weight=5", "--set", "training.decision_parts=verdict,flawed_right",
+                 "--max-steps", "2")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     examples = read_jsonl(out / "examples.jsonl")
     problems = {example["problem_id"] for example in examples if example["role"] != "comparison"}
     assert summary["examples"]["comparison"] == round(0.5 * len(problems)) > 0
     assert summary["problems"] == len(problems) and summary["steps"] == 2
-    assert all("They differ." in example["answer"] for example in examples if example["role"] == "comparison")
+    assert all("They differ." in example["answer"] and example["answer"].startswith("Step 1: ")
+               for example in examples if example["role"] == "comparison")
+    assert summary["decision_parts"] == ["verdict", "flawed_right"] and 0 < summary["decision_token_share"] < 0.1
 
 
 def problem_and_flawed_proof(run: Path, tmp_path: Path) -> tuple[str, str]:
