@@ -20,18 +20,17 @@ the model generalises; the figures on held-out problems are the world-model resu
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from benchmark_modules import load_benchmark
 from data.jsonl import write_jsonl
 
 pytestmark = pytest.mark.slow
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "tiny_generator_learning.py"
 SEED, MARGIN = 0, 0.05
 SPREAD = ("88915c9b05a277ec", "acf4d7dff9ab6f15", "6abf315048eb0c7c", "0045de635f33fa32", "7f63a120fff208a4",
           "54e7e1f724e64a58", "96fe338c875f7ac4")
@@ -41,11 +40,7 @@ differ (the draws follow the batch), so the test asks that most of them still ha
 
 
 def recipe() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tiny_generator_learning", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("tiny_generator_learning")
 
 
 def test_checker_rewarded_grpo_raises_the_true_pass_rate(cli, tmp_path: Path) -> None:

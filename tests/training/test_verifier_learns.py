@@ -18,19 +18,17 @@ recipe, docs/results/world-model-rl.md).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from benchmark_modules import load_benchmark
 from data.jsonl import write_jsonl
 
 pytestmark = pytest.mark.slow
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "tiny_verifier_learning.py"
 SEED, MARGIN = 0, 0.1
 CHOSEN = ("183fbe2534916d44", "0a3b7e1a3e729580", "5504fc3f87081c65", "b84340bc4e4001b9", "a4f9d7dfc8953b21",
           "368ffd8869605f67", "9e036233cf728540", "ca13b2952e1b88ab")
@@ -39,12 +37,7 @@ again verifies all 98 training proofs, minutes this test need not spend."""
 
 
 def recipe() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tiny_verifier_learning", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("tiny_verifier_learning")
 
 
 def test_verifier_grpo_raises_balanced_accuracy_on_its_proofs(cli, tmp_path: Path) -> None:
