@@ -43,12 +43,16 @@ class ExampleSettings:
     """Comparison drills per problem (a fraction is a share of problems): 8 worked-step verdicts of the training proofs' sides in one example, half "They differ" (training/world_model/drills.py), the verdict the analyses teach one token in ten times rarer."""
     drill_claims: bool = False
     """Each drill line restates the claim its sides came from first (`Step k: L = R. Expanded, ...`): the sides are computed from what is written, half the claims flawed; false: the sides alone."""
+    drill_lines: int = 8
+    """Lines of a drill example: each drill's 8 comparisons are written as 8 / this examples (1, 2, 4 or 8), the same pairs in the same order; 8 claim lines run past training.max_length one time in five (the long identity claims), and those are left out."""
     seed: int = 0
     """Seed of the draw of examples and of their order."""
 
     def __post_init__(self) -> None:
         if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem, self.comparison_drills) < 0:
             raise ValueError("examples per problem must be >= 0")
+        if self.drill_lines not in (1, 2, 4, 8):
+            raise ValueError(f"examples.drill_lines must be 1, 2, 4 or 8 (a drill's 8 comparisons split evenly), got {self.drill_lines}")
         if self.verifier_per_problem + self.generator_per_problem + self.meta_per_problem == 0:
             raise ValueError("at least one role needs examples")
         if not 0 <= self.generator_flawed_share <= 1:

@@ -19,6 +19,11 @@ then computed from what is written, not drawn, and half the claims are flawed. W
 step's right side equals its left nine times in ten, and the world models write a flawed step's right
 side as the left side's value instead of expanding R (teacher-forced, whole 0.22-0.52;
 docs/results/world-model.md); here the value R expands to is the only thing that predicts B.
+
+``lines`` (``examples.drill_lines``) writes each drill's comparisons as several shorter examples, the same
+pairs in the same order, each numbered from step 1: eight claim lines are ~700 tokens, and one claim
+drill in five (the long identity claims, whose expansions are the hard ones) ran past
+``training.max_length`` 768 and was left out of training.
 """
 
 from __future__ import annotations
@@ -62,10 +67,14 @@ def comparison(left: str, right: str, verdict: str) -> str:
     return f"{expanded_sides(left, right)}. They {verdict}."
 
 
-def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int, claims: bool = False) -> list[dict[str, Any]]:
+def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int, claims: bool = False,
+                   lines: int = PAIRS_PER_DRILL) -> list[dict[str, Any]]:
     """``count`` drills of :data:`PAIRS_PER_DRILL` comparisons from ``proofs``' worked steps (none when they have no
-    pair that differs), each line after its claim with ``claims``; the same inputs always give the same drills, and
-    the same pairs with or without claims."""
+    pair that differs), each line after its claim with ``claims``, written as examples of ``lines`` lines (a divisor
+    of :data:`PAIRS_PER_DRILL`); the same inputs always give the same drills, and the same pairs in the same order
+    with or without claims, whatever ``lines``."""
+    if lines < 1 or PAIRS_PER_DRILL % lines:
+        raise ValueError(f"drill lines must divide {PAIRS_PER_DRILL}, got {lines}")
     agree, differ = worked_sides(proofs)
     if not count or not agree or not differ:
         return []
@@ -76,11 +85,14 @@ def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int, claims: 
     drills = []
     for _ in range(count):
         first = rng.randrange(2)
-        lines = []
+        chosen = []
         for index in range(PAIRS_PER_DRILL):
             verdict = "differ" if (index + first) % 2 == 1 else "agree"
-            pair = rng.choice(pairs[verdict])
-            line = comparison(*pair, verdict)
-            lines.append(f"Step {index + 1}: {claim_of[verdict][pair]}. {line}" if claims else line)
-        drills.append({"role": "comparison", "prompt": prompt, "answer": "\n".join(lines)})
+            chosen.append((rng.choice(pairs[verdict]), verdict))
+        for start in range(0, PAIRS_PER_DRILL, lines):
+            written = []
+            for step, (pair, verdict) in enumerate(chosen[start:start + lines], 1):
+                line = comparison(*pair, verdict)
+                written.append(f"Step {step}: {claim_of[verdict][pair]}. {line}" if claims else line)
+            drills.append({"role": "comparison", "prompt": prompt, "answer": "\n".join(written)})
     return drills

@@ -129,7 +129,8 @@ def world_examples(proofs: Iterable[WorldProof], settings: ExampleSettings, worl
     rng.shuffle(examples)
     # drills are placed by a generator of their own, so the role examples and their order are the same with or without them
     drills = drill_examples([proof for group in groups.values() for proof in group],
-                            round(settings.comparison_drills * len(groups)), settings.seed, settings.drill_claims)
+                            round(settings.comparison_drills * len(groups)), settings.seed, settings.drill_claims,
+                            settings.drill_lines)
     placement = random.Random(f"{settings.seed}/world-model-drill-places")
     for drill in drills:
         examples.insert(placement.randrange(len(examples) + 1), drill)

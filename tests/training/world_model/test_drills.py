@@ -3,6 +3,8 @@ sides came from; the role examples unchanged."""
 
 from __future__ import annotations
 
+import pytest
+
 from data.world.proofs import world_proofs
 from data.world.work import COMPARED_SIDES, WORKED_STEP, restated
 from training.world_model.config import ExampleSettings
@@ -69,10 +71,31 @@ def test_drills_join_the_role_examples_without_changing_them() -> None:
     claimed = world_examples(PROOFS, ExampleSettings(comparison_drills=0.5, drill_claims=True), world_seed=0)
     assert [example["role"] for example in claimed] == [example["role"] for example in drilled]
     assert all(WORKED_STEP.search(example["answer"]) for example in claimed if example["role"] == "comparison")
+    halved = world_examples(PROOFS, ExampleSettings(comparison_drills=0.5, drill_claims=True, drill_lines=4), world_seed=0)
+    assert [example for example in halved if example["role"] != "comparison"] == plain
+    assert sum(example["role"] == "comparison" for example in halved) == 2 * len(places)
 
 
 def test_a_negative_drill_count_is_refused() -> None:
-    import pytest
-
     with pytest.raises(ValueError, match=">= 0"):
         ExampleSettings(comparison_drills=-1)
+
+
+def test_a_drill_written_in_shorter_examples_keeps_its_pairs_and_their_order() -> None:
+    whole = drill_examples(PROOFS, 5, seed=0, claims=True)
+    halves = drill_examples(PROOFS, 5, seed=0, claims=True, lines=4)
+    assert len(halves) == 2 * len(whole) and drill_examples(PROOFS, 5, seed=0, lines=8) == drill_examples(PROOFS, 5, seed=0)
+
+    def comparisons(drills: list[dict]) -> list[str]:
+        return [step.group(0)[step.group(0).index(":"):] for drill in drills for step in WORKED_STEP.finditer(drill["answer"])]
+
+    assert comparisons(halves) == comparisons(whole)  # the same claims and sides, in the same order
+    for half in halves:
+        steps = [int(step.group(1)) for step in WORKED_STEP.finditer(half["answer"])]
+        assert steps == [1, 2, 3, 4]  # each example numbered from step 1
+        verdicts = [match.group("verdict") for match in COMPARED_SIDES.finditer(half["answer"])]
+        assert verdicts.count("differ") == 2  # still half flawed
+    with pytest.raises(ValueError, match="must divide 8"):
+        drill_examples(PROOFS, 5, seed=0, lines=3)
+    with pytest.raises(ValueError, match="drill_lines must be 1, 2, 4 or 8"):
+        ExampleSettings(comparison_drills=1, drill_lines=3)
