@@ -40,7 +40,7 @@ class ExampleSettings:
     analysis: str = "worked"
     """How analyses are written: worked (each step restated, its work shown, the verdict last), difference (worked, an equality's left minus right written before its verdict, so the verdict reads whether it is 0) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
     comparison_drills: float = 0.0
-    """Comparison drills per problem (a fraction is a share of problems): 8 worked-step verdicts of the training proofs' sides in one example, half "They differ" (training/world_model/drills.py), the verdict the analyses teach one token in ten times rarer."""
+    """Comparison drills per problem (a fraction is a share of problems): 8 worked-step verdicts of the training proofs' sides a drill (one example, or 8 / drill_lines), half "They differ" (training/world_model/drills.py), the verdict the analyses teach one token in ten times rarer."""
     drill_claims: bool = False
     """Each drill line restates the claim its sides came from first (`Step k: L = R. Expanded, ...`): the sides are computed from what is written, half the claims flawed; false: the sides alone."""
     drill_lines: int = 8
