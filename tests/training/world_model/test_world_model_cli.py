@@ -46,6 +46,7 @@ def test_a_run_leaves_an_ordinary_checkpoint_its_world_and_its_cost(run: Path) -
                                                                            "verify.md"]
     assert summary["trained_tokens"] > 0 and summary["tokens_per_second"] > 0 and 0 <= summary["padding_fraction"] < 1
     assert summary["examples"] == {"verifier": 28, "generator": 14, "meta-verifier": 14}
+    assert summary["decision_weight"] == 1 and summary["decision_token_share"] is None  # the model's own loss, unweighted
     metrics = read_jsonl(run / "metrics.jsonl")
     assert [record["step"] for record in metrics if "loss" in record] == [1, 2, 3, 4]
     assert all(record["tokens_per_second"] > 0 for record in metrics if "loss" in record)
@@ -138,11 +139,11 @@ def test_a_run_continues_a_world_model_from_its_weights_and_tokenizer(cli, tiny_
 
 def test_a_run_weights_the_decisions_of_worked_analyses(cli, tiny_world_model: str, tmp_path: Path) -> None:
     """``training.decision_weight``: the run trains on the weighted loss (tests/training/world_model/test_decision.py
-    checks it token by token) and says what share of the answer tokens it weighted; at 1 it weights none; with
-    ``training.decision_parts=verdict`` only the verdict words."""
+    checks it token by token) and says what share of the answer tokens it weighted (at weight 1, none: the module's
+    run); with ``training.decision_parts=verdict`` only the verdict words."""
     roles = Path(__file__).parent / "tiny_roles.toml"
     shares = {}
-    for weight, parts in ((1, "right,verdict"), (5, "right,verdict"), (5, "verdict")):
+    for weight, parts in ((5, "right,verdict"), (5, "verdict")):
         out = tmp_path / f"weight{weight}-{parts}"
         result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
                      "--set", "examples.analysis=worked", "--set", f"training.decision_weight={weight}", "--max-steps", "2",
@@ -153,26 +154,27 @@ def test_a_run_weights_the_decisions_of_worked_analyses(cli, tiny_world_model: s
         losses = [record["loss"] for record in read_jsonl(out / "metrics.jsonl") if "loss" in record]
         assert len(losses) == 2 and all(0 < loss < 20 for loss in losses)
         shares[weight, parts] = summary["decision_token_share"]
-    assert shares[1, "right,verdict"] is None and 0 < shares[5, "verdict"] < shares[5, "right,verdict"] < 0.5
+    assert 0 < shares[5, "verdict"] < shares[5, "right,verdict"] < 0.5
 
 
 def test_a_run_trains_on_comparison_drills_beside_the_roles(cli, tiny_world_model: str, tmp_path: Path) -> None:
     """``examples.comparison_drills``: drills (no problem of their own) are written, counted and trained on end to end, here
-    with their claims (``examples.drill_claims``) and their flawed right sides weighted (``flawed_right``)."""
+    with their claims (``examples.drill_claims``), each written as two examples of four lines (``examples.drill_lines``),
+    and their flawed right sides weighted (``flawed_right``)."""
     roles = Path(__file__).parent / "tiny_roles.toml"
     out = tmp_path / "drills"
     result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
-                 "--set", "examples.comparison_drills=0.5", "--set", "examples.drill_claims=true",
+                 "--set", "examples.comparison_drills=0.5", "--set", "examples.drill_claims=true", "--set", "examples.drill_lines=4",
                  "--set", "training.decision_weight=5", "--set", "training.decision_parts=verdict,flawed_right",
                  "--max-steps", "2")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     examples = read_jsonl(out / "examples.jsonl")
     problems = {example["problem_id"] for example in examples if example["role"] != "comparison"}
-    assert summary["examples"]["comparison"] == round(0.5 * len(problems)) > 0
+    assert summary["examples"]["comparison"] == 2 * round(0.5 * len(problems)) > 0
     assert summary["problems"] == len(problems) and summary["steps"] == 2
     assert all("They differ." in example["answer"] and example["answer"].startswith("Step 1: ")
-               for example in examples if example["role"] == "comparison")
+               and len(example["answer"].split("\n")) == 4 for example in examples if example["role"] == "comparison")
     assert summary["decision_parts"] == ["verdict", "flawed_right"] and 0 < summary["decision_token_share"] < 0.1
 
 
