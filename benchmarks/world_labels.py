@@ -145,7 +145,7 @@ def chart(rows: list[dict[str, Any]], title: str) -> str:
 
 def table(rows: list[dict[str, Any]], baseline: dict[str, Any]) -> str:
     header = "".join(f"<th>{name.replace('_', ' ')}</th>" for name in TRUST_METRICS)
-    body = [f"<tr><th>every proof labelled 0 (baseline)</th><td></td>"
+    body = ["<tr><th>every proof labelled 0 (baseline)</th><td></td>"
             + "".join(f"<td>{cell(baseline['metrics'][name], baseline['intervals'][name])}</td>" for name in TRUST_METRICS)
             + f"<td>{baseline['labelled']} / {baseline['labelled_1']}</td><td></td></tr>"]
     for row in rows:

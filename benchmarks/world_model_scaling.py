@@ -184,7 +184,6 @@ def train(input_dir: Path, out: Path, variants: list[str], samples: int, decodin
 
 def score(input_dir: Path, outputs: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from data.jsonl import read_jsonl
     from eval.calibration import calibration_table
     from eval.calibration_run import generation_record, verification_record, read_split
     from engine.base import Completion, GenerationResult
