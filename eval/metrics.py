@@ -40,7 +40,7 @@ from typing import Any
 from data.records import ALLOWED_SCORES, mean_score
 from eval.binary_metrics import BinaryReport, binary_report
 from eval.point_metrics import PointReport, point_report
-from eval.votes import VerifiedItem, majority_score, rounded_mean_score, valid_scores
+from eval.votes import VerifiedItem, majority_score, rounded_mean_score
 
 SCALE: tuple[float, ...] = ALLOWED_SCORES
 """The score scale in matrix order: 0, 0.5, 1."""

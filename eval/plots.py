@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from eval.metrics import SCALE, AgreementReport
+from eval.metrics import SCALE
 
 CURVES: tuple[tuple[str, str], ...] = (
     ("accuracy (majority)", "accuracy_majority"),
