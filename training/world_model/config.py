@@ -18,6 +18,8 @@ DECISION_PARTS: tuple[str, ...] = ("right", "verdict")
 FLAWED_RIGHT = "flawed_right"
 """The right side of a worked step that says "They differ": the flawed value, expanded from the proof's right side."""
 KNOWN_DECISION_PARTS: tuple[str, ...] = (*DECISION_PARTS, FLAWED_RIGHT)
+PAIRS_PER_DRILL = 8
+"""Comparisons in one comparison drill, alternately agreeing and differing (which comes first is drawn)."""
 
 
 def training_world() -> WorldConfig:
@@ -51,8 +53,8 @@ class ExampleSettings:
     def __post_init__(self) -> None:
         if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem, self.comparison_drills) < 0:
             raise ValueError("examples per problem must be >= 0")
-        if self.drill_lines not in (1, 2, 4, 8):
-            raise ValueError(f"examples.drill_lines must be 1, 2, 4 or 8 (a drill's 8 comparisons split evenly), got {self.drill_lines}")
+        if self.drill_lines < 1 or PAIRS_PER_DRILL % self.drill_lines:
+            raise ValueError(f"examples.drill_lines must divide a drill's {PAIRS_PER_DRILL} comparisons, got {self.drill_lines}")
         if self.verifier_per_problem + self.generator_per_problem + self.meta_per_problem == 0:
             raise ValueError("at least one role needs examples")
         if not 0 <= self.generator_flawed_share <= 1:

@@ -36,9 +36,8 @@ from typing import Any
 from data.world.proofs import WorldProof
 from data.world.work import WORKED_STEP, expanded_sides
 from training.role_data.world_critiques import worked_analysis
+from training.world_model.config import PAIRS_PER_DRILL
 
-PAIRS_PER_DRILL = 8
-"""Comparisons in one drill, alternately agreeing and differing (which comes first is drawn)."""
 DRILL_PROMPT = Path(__file__).with_name("drill.md")
 CLAIM_DRILL_PROMPT = Path(__file__).with_name("drill_claims.md")
 
@@ -74,7 +73,7 @@ def drill_examples(proofs: Iterable[WorldProof], count: int, seed: int, claims: 
     of :data:`PAIRS_PER_DRILL`); the same inputs always give the same drills, and the same pairs in the same order
     with or without claims, whatever ``lines``."""
     if lines < 1 or PAIRS_PER_DRILL % lines:
-        raise ValueError(f"drill lines must divide {PAIRS_PER_DRILL}, got {lines}")
+        raise ValueError(f"drill lines must divide a drill's {PAIRS_PER_DRILL} comparisons, got {lines}")
     agree, differ = worked_sides(proofs)
     if not count or not agree or not differ:
         return []

@@ -95,7 +95,7 @@ def test_a_drill_written_in_shorter_examples_keeps_its_pairs_and_their_order() -
         assert steps == [1, 2, 3, 4]  # each example numbered from step 1
         verdicts = [match.group("verdict") for match in COMPARED_SIDES.finditer(half["answer"])]
         assert verdicts.count("differ") == 2  # still half flawed
-    with pytest.raises(ValueError, match="must divide 8"):
+    with pytest.raises(ValueError, match="must divide a drill's 8 comparisons"):
         drill_examples(PROOFS, 5, seed=0, lines=3)
-    with pytest.raises(ValueError, match="drill_lines must be 1, 2, 4 or 8"):
+    with pytest.raises(ValueError, match="drill_lines must divide a drill's 8 comparisons"):
         ExampleSettings(comparison_drills=1, drill_lines=3)
