@@ -39,6 +39,8 @@ class ExampleSettings:
     """Share of generator examples that write a flawed proof and admit its flaw in the self-evaluation (honesty is taught, not only correct proofs)."""
     meta_per_problem: int = 1
     """Meta-verifier examples (a critique of a proof -> its rating: true, invented defect or wrong score) per problem."""
+    refine_per_problem: int = 0
+    """Refinement examples (the problem, a flawed proof and an evaluation naming its first bad step -> a correct proof and its self-evaluation, the refine prompt of `prove --max-rounds` > 1) per problem that has both; 0: the model is never taught to refine."""
     analysis: str = "worked"
     """How analyses are written: worked (each step restated, its work shown, the verdict last), difference (worked, an equality's left minus right written before its verdict, so the verdict reads whether it is 0) or varied (the world's varied wording, as `proofsmith world` writes critiques)."""
     comparison_drills: float = 0.0
@@ -51,11 +53,12 @@ class ExampleSettings:
     """Seed of the draw of examples and of their order."""
 
     def __post_init__(self) -> None:
-        if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem, self.comparison_drills) < 0:
+        if min(self.verifier_per_problem, self.generator_per_problem, self.meta_per_problem, self.refine_per_problem,
+               self.comparison_drills) < 0:
             raise ValueError("examples per problem must be >= 0")
         if self.drill_lines < 1 or PAIRS_PER_DRILL % self.drill_lines:
             raise ValueError(f"examples.drill_lines must divide a drill's {PAIRS_PER_DRILL} comparisons, got {self.drill_lines}")
-        if self.verifier_per_problem + self.generator_per_problem + self.meta_per_problem == 0:
+        if self.verifier_per_problem + self.generator_per_problem + self.meta_per_problem + self.refine_per_problem == 0:
             raise ValueError("at least one role needs examples")
         if not 0 <= self.generator_flawed_share <= 1:
             raise ValueError("generator_flawed_share must be in [0, 1]")

@@ -8,6 +8,9 @@ Per training problem (``ExampleSettings``):
 - generator: the problem -> a numbered proof and its honest self-evaluation, a correct proof
   except for a ``generator_flawed_share`` of flawed ones whose evaluation admits the flaw;
 - meta-verifier: a critique of one of its proofs (true, invented defect, wrong score) -> the rating;
+- refiner (``refine_per_problem``, 0 by default): the refine prompt quoting a flawed proof and the evaluation that
+  names its first bad step -> a correct proof of the problem and its self-evaluation, what ``prove --max-rounds``
+  asks of the generator after a failed round;
 - and ``comparison_drills`` per problem of ``drills.py``'s drills (no role's format: many verdicts, half "differ").
 
 The answers are the ones the cold start teaches (``training.role_data``), with the same output
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from data.world.proofs import WorldProof
-from generator.prompt import generation_messages
+from generator.prompt import generation_messages, refinement_messages
 from meta_verifier.meta_verify import MetaItem, meta_verification_messages
 from training.role_data.answers import generator_answer, meta_answer, verifier_answer
 from training.role_data.records import as_dicts
@@ -31,6 +34,7 @@ from training.role_data.world_critiques import meta_assessment, worked_analysis,
 from training.role_data.world_rows import meta_rows, proof_row
 from training.world_model.config import ExampleSettings
 from training.world_model.drills import drill_examples
+from verifier.parse import parse_verdict
 from verifier.prompt import verification_messages
 
 WORLD_PROMPTS = Path(__file__).parent / "prompts"
@@ -117,6 +121,29 @@ def problem_examples(group: Sequence[WorldProof], settings: ExampleSettings, wor
     return examples
 
 
+def refinement_examples(group: Sequence[WorldProof], settings: ExampleSettings, world_seed: int, prompts_dir: str,
+                        rng: random.Random) -> list[dict[str, Any]]:
+    """``refine_per_problem`` refinements of one problem's flawed proofs into its correct ones (none without both)."""
+    correct = [proof for proof in group if proof.score == 1.0]
+    flawed = [proof for proof in group if proof.score != 1.0]
+    examples = []
+    for _ in range(settings.refine_per_problem if flawed and correct else 0):
+        before, after = rng.choice(flawed), rng.choice(correct)
+        evaluation = quoted_evaluation(before, settings, world_seed)
+        examples.append({"role": "refiner", **origin(before), "score": before.score, "first_bad_step": before.first_bad_step,
+                         "prompt": as_dicts(refinement_messages(group[0].problem.statement, before.proof, [evaluation],
+                                                                prompts_dir)),
+                         "answer": generator_answer(after.proof, after.score, analysis_of(after, settings, world_seed))})
+    return examples
+
+
+def quoted_evaluation(proof: WorldProof, settings: ExampleSettings, world_seed: int) -> tuple[str, float]:
+    """The evaluation a refinement prompt quotes for ``proof``: its analysis as the refine loop reads it back from a
+    verdict (``Verdict.analysis``: the opener and the boxed score stripped), and its true score."""
+    verdict = parse_verdict(verifier_answer(proof.score, analysis_of(proof, settings, world_seed)))
+    return verdict.analysis, proof.score
+
+
 def world_examples(proofs: Iterable[WorldProof], settings: ExampleSettings, world_seed: int,
                    prompts_dir: str = "") -> list[dict[str, Any]]:
     """Every example of ``proofs``' problems, shuffled; the same inputs always give the same list."""
@@ -134,6 +161,12 @@ def world_examples(proofs: Iterable[WorldProof], settings: ExampleSettings, worl
     placement = random.Random(f"{settings.seed}/world-model-drill-places")
     for drill in drills:
         examples.insert(placement.randrange(len(examples) + 1), drill)
+    # refinements too have generators of their own: with refine_per_problem 0 the list is the one drawn before they existed
+    refine_rng = random.Random(f"{settings.seed}/world-model-refine")
+    refine_placement = random.Random(f"{settings.seed}/world-model-refine-places")
+    for group in groups.values():
+        for refinement in refinement_examples(group, settings, world_seed, folder, refine_rng):
+            examples.insert(refine_placement.randrange(len(examples) + 1), refinement)
     return examples
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
 from data.world.proofs import world_proofs
 from generator.parse import parse_generation
@@ -79,3 +81,36 @@ def test_the_difference_style_teaches_left_minus_right_in_every_role_that_writes
         texts = [str(example[where]) for example in difference if example["role"] == role]
         assert any(", and left minus right is " in text for text in texts), role
     assert not any(", and left minus right is " in example["answer"] for example in worked)
+
+
+def test_refinement_examples_quote_a_flawed_proof_as_the_refine_loop_does_and_answer_with_a_correct_proof() -> None:
+    from generator.prompt import refinement_messages
+    from generator.refine import Round
+    from training.role_data.answers import generator_answer
+    from training.role_data.world_critiques import worked_analysis
+    from training.world_model.examples import WORLD_PROMPTS
+
+    without = world_examples(PROOFS, ExampleSettings(), world_seed=0)
+    examples = world_examples(PROOFS, ExampleSettings(refine_per_problem=2), world_seed=0)
+    refiner = [example for example in examples if example["role"] == "refiner"]
+    assert len(refiner) == 2 * len(by_problem(PROOFS))  # every problem here has a correct and a flawed proof
+    assert [example for example in examples if example["role"] != "refiner"] == without  # the other roles' draw is unchanged
+    group = by_problem(PROOFS)
+    for example in refiner:
+        proofs = group[example["problem_id"]]
+        flawed = next(proof for proof in proofs if proof.first_bad_step == example["first_bad_step"] and proof.score == example["score"]
+                      and proof.proof in example["prompt"][-1]["content"])
+        assert flawed.score != 1.0
+        answer = parse_generation(example["answer"])
+        assert answer.self_score == 1.0 and answer.proof in {proof.proof for proof in proofs if proof.score == 1.0}
+        # the prompt the refine loop writes after a round whose own self-evaluation admitted the flaw
+        admitted = parse_generation(generator_answer(flawed.proof, flawed.score, worked_analysis(flawed)))
+        loop_round = Round(thread=0, round=1, prompt=(), completion="", finish_reason="stop", parsed=admitted,
+                           prompt_tokens=0, completion_tokens=0, generate_s=0.0)
+        statement = flawed.problem.statement
+        assert as_text(refinement_messages(statement, admitted.proof, loop_round.evaluations(4), WORLD_PROMPTS)) == as_text(example["prompt"])
+
+
+def as_text(messages: Sequence[Any]) -> list[str]:
+    """The contents of chat messages, as records (``ChatMessage``) or as the JSON dicts an example stores."""
+    return [message.content if hasattr(message, "content") else message["content"] for message in messages]

@@ -157,16 +157,17 @@ def test_a_run_weights_the_decisions_of_worked_analyses(cli, tiny_world_model: s
     assert 0 < shares[5, "verdict"] < shares[5, "right,verdict"] < 0.5
 
 
-def test_a_run_trains_on_comparison_drills_beside_the_roles(cli, tiny_world_model: str, tmp_path: Path) -> None:
+def test_a_run_trains_on_comparison_drills_and_refinements_beside_the_roles(cli, tiny_world_model: str, tmp_path: Path) -> None:
     """``examples.comparison_drills``: drills (no problem of their own) are written, counted and trained on end to end, here
     with their claims (``examples.drill_claims``), each written as two examples of four lines (``examples.drill_lines``),
-    and their flawed right sides weighted (``flawed_right``)."""
+    and their flawed right sides weighted (``flawed_right``); and ``examples.refine_per_problem``'s refinements, in the
+    refine prompt the model carries, at the model's whole context."""
     roles = Path(__file__).parent / "tiny_roles.toml"
     out = tmp_path / "drills"
     result = cli("world", "model", "--config", str(roles), "--out", str(out), "--json", "--set", f"init_model={tiny_world_model}",
                  "--set", "examples.comparison_drills=0.5", "--set", "examples.drill_claims=true", "--set", "examples.drill_lines=4",
                  "--set", "training.decision_weight=5", "--set", "training.decision_parts=verdict,flawed_right",
-                 "--max-steps", "2")
+                 "--set", "examples.refine_per_problem=1", "--set", "training.max_length=1024", "--max-steps", "2")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     examples = read_jsonl(out / "examples.jsonl")
@@ -176,6 +177,10 @@ def test_a_run_trains_on_comparison_drills_beside_the_roles(cli, tiny_world_mode
     assert all("They differ." in example["answer"] and example["answer"].startswith("Step 1: ")
                and len(example["answer"].split("\n")) == 4 for example in examples if example["role"] == "comparison")
     assert summary["decision_parts"] == ["verdict", "flawed_right"] and 0 < summary["decision_token_share"] < 0.1
+    refinements = [example for example in examples if example["role"] == "refiner"]
+    assert summary["examples"]["refiner"] == len(refinements) == len(problems)  # every problem has a correct and a flawed proof
+    refine_prompt = (out / "final" / "prompts" / "refine.md").read_text(encoding="utf-8").split("{{")[0].strip()
+    assert all(example["prompt"][-1]["content"].startswith(refine_prompt) for example in refinements)
 
 
 def problem_and_flawed_proof(run: Path, tmp_path: Path) -> tuple[str, str]:
