@@ -8,17 +8,25 @@ completion has no usable proof restarts that thread from the first-attempt promp
 final proof of the run is the last proof of the thread with the best feedback score
 (ties: the earlier thread); a missing score ranks below 0, and a round without a proof
 has no score, whatever its self-evaluation says.
+
+A refinement prompt quotes a whole proof and its evaluations, and can outgrow a small model's
+context (the world model's 1,024 tokens): it is then sent quoting only the most critical
+evaluation, and a thread whose refinement still does not fit ends on its last proof, so one
+long proof never stops a run. A first-attempt prompt that does not fit is refused as ever.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.base import ChatMessage, Engine
+from data.errors import PromptTooLongError
+from engine.base import ChatMessage, Engine, GenerationResult
+from engine.fitting import generate_fitting
 from engine.config import SamplingConfig
 from engine.sampling import make_requests
 from generator.config import REFINE_ROUND_SEED_STRIDE, REFINE_VERIFICATION_SEED_OFFSET, RefineConfig
@@ -26,6 +34,8 @@ from generator.parse import GeneratedProof, parse_generation
 from generator.final_proof import FinalProof
 from generator.prompt import generation_messages, issues_first, refinement_messages
 from verifier.verification import Verification, verify_proofs
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -147,10 +157,14 @@ def refine(
             break
         prompts = [_next_prompt(problem, thread, config, prompts_dir) for thread in live]
         started = time.perf_counter()
-        results = engine.generate(
-            make_requests(prompts, sampling, n=1, seed_offset=round_number * REFINE_ROUND_SEED_STRIDE)
-        )
+        fitted = _generate_fitting_prompts(engine, problem, live, prompts, config, sampling, prompts_dir,
+                                           round_number * REFINE_ROUND_SEED_STRIDE)
         generate_s = time.perf_counter() - started
+        for position in sorted(set(range(len(live))) - set(fitted)):
+            live[position].done = True  # its refinement does not fit the context: the thread keeps its last proof
+        live = [live[position] for position in fitted]
+        prompts = [prompts[position] for position in fitted]
+        results = list(fitted.values())
         parsed = [parse_generation(result.completions[0].text, result.completions[0].finish_reason) for result in results]
         verifications: dict[int, Verification] = {}
         if config.feedback == "verifier":
@@ -187,8 +201,41 @@ def refine(
     return RefineResult(best, tuple(tuple(thread.rounds) for thread in threads))
 
 
-def _next_prompt(problem: str, thread: Thread, config: RefineConfig, prompts_dir: str | Path | None) -> tuple[ChatMessage, ...]:
+def _next_prompt(problem: str, thread: Thread, config: RefineConfig, prompts_dir: str | Path | None,
+                 evaluations: int | None = None) -> tuple[ChatMessage, ...]:
     last = thread.last
     if last is None or not last.parsed.proof:
         return generation_messages(problem, prompts_dir)
-    return refinement_messages(problem, last.parsed.proof, last.evaluations(config.max_evaluations), prompts_dir)
+    return refinement_messages(problem, last.parsed.proof, last.evaluations(evaluations or config.max_evaluations), prompts_dir)
+
+
+def _generate_fitting_prompts(engine: Engine, problem: str, live: list[Thread], prompts: list[tuple[ChatMessage, ...]],
+                              config: RefineConfig, sampling: SamplingConfig, prompts_dir: str | Path | None,
+                              seed_offset: int) -> dict[int, GenerationResult]:
+    """Each live thread's completion by position, for the threads whose prompt fits the model's context.
+
+    A refinement prompt quotes a whole proof and its evaluations and can outgrow a small model's context: it is
+    sent again quoting only the most critical evaluation, and a thread whose refinement still does not fit is
+    left out (it ends on its last proof). A first-attempt prompt that does not fit is the problem's own size:
+    that is refused, as for any prompt. ``prompts`` is updated to the prompts sent.
+    """
+    requests = make_requests(prompts, sampling, n=1, seed_offset=seed_offset)
+    results, refused = generate_fitting(engine, requests)
+    shorter = {position: _next_prompt(problem, live[position], config, prompts_dir, evaluations=1) for position in refused}
+    retry = [position for position in refused if shorter[position] != prompts[position]]
+    if retry:
+        # the same seeds as the first try: a position's request differs only in what it quotes
+        again = make_requests([shorter.get(position, prompt) for position, prompt in enumerate(prompts)], sampling, n=1,
+                              seed_offset=seed_offset)
+        answers, _ = generate_fitting(engine, [again[position] for position in retry])
+        for position, answer in zip(retry, answers):
+            if answer is not None:
+                prompts[position] = shorter[position]
+                results[position] = answer
+    for position in refused:
+        if live[position].last is None or not live[position].last.parsed.proof:
+            raise PromptTooLongError(refused[position], (position,))
+        if results[position] is None:
+            logger.warning("thread %d: the refinement prompt does not fit the model's context; it keeps its last proof",
+                           live[position].index)
+    return {position: result for position, result in enumerate(results) if result is not None}

@@ -8,9 +8,11 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from engine.base import Completion, GenerationRequest, GenerationResult
+from data.errors import PromptTooLongError
+from engine.base import Completion, GenerationRequest, GenerationResult, raise_if_too_long
 from engine.config import SamplingConfig
 from generator.config import RefineConfig
+from verifier.prompt import verification_messages
 from generator.refine import refine
 
 OPENER = "Here is my evaluation of the solution:"
@@ -138,3 +140,52 @@ def test_proof_after_fewer_rounds_is_what_refine_would_have_returned_then() -> N
 def test_threads_whose_verification_samples_overrun_their_seed_block_are_refused() -> None:
     with pytest.raises(ValueError, match="samples × verify_samples must be <= 50,000"):
         RefineConfig(samples=1_000, verify_samples=51, feedback="verifier")
+
+
+class SmallContextEngine(ScriptedEngine):
+    """A scripted engine whose context holds ``context`` characters of prompt, refusing longer prompts as backends do."""
+
+    def __init__(self, script: Callable[[str, int], str], context: int) -> None:
+        super().__init__(script)
+        self.context = context
+        self.refused: list[str] = []
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        prompts = [request.messages[-1].content for request in requests]
+        self.refused += [prompt for prompt in prompts if len(prompt) >= self.context]
+        raise_if_too_long([len(prompt) for prompt in prompts], self.context)
+        return super().generate(requests)
+
+
+def verifier_feedback_script(long_critique: str, critical: str = "critique giving 0") -> Callable[[str, int], str]:
+    """Proofs "a proof"; their analyses score 0, 0 (``critical``), then 1 (``long_critique``), again and again."""
+    verdicts = iter(["0", "0", "1"] * 10)
+
+    def script(prompt: str, call: int) -> str:
+        if is_verification(prompt):
+            score = next(verdicts)
+            return analysis(score, long_critique if score == "1" else critical)
+        return generation("a proof", "1")
+    return script
+
+
+def test_a_refinement_too_long_for_the_context_quotes_only_the_most_critical_evaluation() -> None:
+    config = RefineConfig(max_rounds=2, feedback="verifier", verify_samples=3)
+    engine = SmallContextEngine(verifier_feedback_script("x" * 3000), context=2500)
+    result = refine(engine, "Prove it.", config, SAMPLING)
+    assert len(engine.refused) == 1 and "x" * 3000 in engine.refused[0]  # all three evaluations did not fit
+    assert result.rounds_used == 2  # the second round was sent, quoting the most critical evaluation alone
+    refinement = result.threads[0][1].prompt[-1].content
+    assert "critique giving 0" in refinement and "x" * 3000 not in refinement and "Evaluation 2" not in refinement
+    assert refinement in engine.prompts
+
+
+def test_a_thread_whose_refinement_never_fits_ends_on_its_last_proof_and_a_first_prompt_that_does_not_fit_is_refused() -> None:
+    config = RefineConfig(max_rounds=3, feedback="verifier", verify_samples=3)
+    verification = len(verification_messages("Prove it.", "a proof")[-1].content)  # the longest prompt that must fit
+    engine = SmallContextEngine(verifier_feedback_script("x" * 3000, "y" * verification), context=verification + 1)
+    result = refine(engine, "Prove it.", config, SAMPLING)
+    assert len(engine.refused) == 2  # three evaluations, then one
+    assert result.rounds_used == 1 and result.final_proof().proof == "a proof"
+    with pytest.raises(PromptTooLongError):
+        refine(SmallContextEngine(verifier_feedback_script(""), context=20), "Prove it.", config, SAMPLING)
