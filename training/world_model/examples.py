@@ -69,6 +69,11 @@ def drawn_in_turn(group: Sequence[WorldProof], count: int, rng: random.Random) -
     return chosen
 
 
+def correct_and_flawed(group: Sequence[WorldProof]) -> tuple[list[WorldProof], list[WorldProof]]:
+    """A problem's proofs of true score 1, and the others, each in their order."""
+    return [proof for proof in group if proof.score == 1.0], [proof for proof in group if proof.score != 1.0]
+
+
 def origin(proof: WorldProof) -> dict[str, Any]:
     return {"problem_id": proof.problem.id, "family": proof.problem.family, "template": proof.problem.template,
             "level": getattr(proof.problem, "level", 1)}
@@ -100,8 +105,7 @@ def problem_examples(group: Sequence[WorldProof], settings: ExampleSettings, wor
         examples.append({"role": "verifier", **origin(proof), "score": proof.score, "first_bad_step": proof.first_bad_step,
                          "prompt": as_dicts(verification_messages(problem, proof.proof, prompts_dir)),
                          "answer": verifier_answer(proof.score, analysis_of(proof, settings, world_seed))})
-    correct = [proof for proof in group if proof.score == 1.0]
-    flawed = [proof for proof in group if proof.score != 1.0]
+    correct, flawed = correct_and_flawed(group)
     for _ in range(settings.generator_per_problem):
         pool = flawed if flawed and (not correct or rng.random() < settings.generator_flawed_share) else correct
         if not pool:
@@ -124,8 +128,7 @@ def problem_examples(group: Sequence[WorldProof], settings: ExampleSettings, wor
 def refinement_examples(group: Sequence[WorldProof], settings: ExampleSettings, world_seed: int, prompts_dir: str,
                         rng: random.Random) -> list[dict[str, Any]]:
     """``refine_per_problem`` refinements of one problem's flawed proofs into its correct ones (none without both)."""
-    correct = [proof for proof in group if proof.score == 1.0]
-    flawed = [proof for proof in group if proof.score != 1.0]
+    correct, flawed = correct_and_flawed(group)
     examples = []
     for _ in range(settings.refine_per_problem if flawed and correct else 0):
         before, after = rng.choice(flawed), rng.choice(correct)
