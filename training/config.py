@@ -286,11 +286,18 @@ class LoopSettings:
     """From iteration 2, label sampled proofs with the `label` pipeline ([label] settings) and add the labeled ones to the verifier data."""
     rft_min_score: float = 1.0
     """Without auto_label: rejection fine-tuning keeps sampled proofs whose one verification scores at least this and agrees with their self-score (with auto_label: those labelled 1 with self-score 1)."""
+    verifier_learning_rate: float = 0.0
+    """GRPO learning rate of the verifier and meta-verifier stages; 0: grpo.learning_rate."""
+    generator_learning_rate: float = 0.0
+    """GRPO learning rate of the generator stages; 0: grpo.learning_rate (on the world model a rate the verifier learns at collapses the generator)."""
 
     def __post_init__(self) -> None:
         for name in ("iterations", "sample_problems", "proofs_per_problem"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        for name in ("verifier_learning_rate", "generator_learning_rate"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0")
         if self.rft_min_score not in (0.0, 0.5, 1.0):
             raise ValueError("rft_min_score must be one of 0, 0.5, 1")
 

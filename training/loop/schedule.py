@@ -5,7 +5,8 @@ Stages, each starting from the model the previous one finished (the first from
 
     sft            (iteration 1, ``loop.cold_start``) formats from the verifier data (its
                    written critiques when it has them), the meta-verifier's from the meta data
-    samples        (iteration >= 2) proofs sampled from the current model, each verified once
+    samples        (iteration >= 2) proofs sampled from the current model (``loop.sample_problems``
+                   problems drawn at random from the generator's), each verified once
     label          (iteration >= 2, ``loop.auto_label``) the sampled proofs through the
                    ``label`` pipeline; labeled ones join this iteration's verifier data
     rft            (iteration >= 2) SFT on what the labels vouch for (``rejection_set``):
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -132,10 +134,14 @@ class Loop:
 
     # -- stages -----------------------------------------------------------------------------
 
-    def stage_config(self, stage_dir: Path) -> TrainConfig:
-        """The loop's config for one stage: its own run directory, starting from the current model."""
+    def stage_config(self, stage_dir: Path, stage: str) -> TrainConfig:
+        """The loop's config for one stage: its own run directory, starting from the current model, at the
+        stage's own GRPO learning rate where the loop sets one."""
+        loop = self.config.loop
+        learning_rate = {"verifier": loop.verifier_learning_rate, "meta-verifier": loop.verifier_learning_rate,
+                         "generator": loop.generator_learning_rate}.get(stage) or self.config.grpo.learning_rate
         return replace(self.config, run_dir=str(stage_dir), model=replace(self.config.model, name=self.model),
-                       data=replace(self.config.data, holdout=0))
+                       data=replace(self.config.data, holdout=0), grpo=replace(self.config.grpo, learning_rate=learning_rate))
 
     def train_stage(self, iteration: int, stage: str, rows: list[TrainingRow] | None = None,
                     records: list[dict[str, Any]] | None = None) -> None:
@@ -145,7 +151,7 @@ class Loop:
             self.log.append({"iteration": iteration, "stage": stage, "status": "skipped (complete)"})
         else:
             stage_dir.mkdir(parents=True, exist_ok=True)
-            config = self.stage_config(stage_dir)
+            config = self.stage_config(stage_dir, stage)
             if is_main_process():
                 write_text_atomic(stage_dir / "config.toml", self.render_config(config))
             logger.info("iteration %d: %s from %s", iteration, stage, self.model)
@@ -178,13 +184,21 @@ class Loop:
         """Verifications and labels are sampled as rewards score rollouts (``[scoring]``)."""
         return self.config.scoring.requests_sampling(self.config.grpo.seed)
 
+    def problems_to_sample(self, iteration: int) -> list[str]:
+        """``loop.sample_problems`` of the generator stage's problems (those at the edge, where ``data.calibration``
+        selects), drawn at random afresh each iteration (seeded by ``data.seed``): a data file ordered by
+        template would otherwise hand every sample to its first template."""
+        rows = selected("generator", self.rows("generator", self.config.loop.generator_data), self.config.data)
+        drawn = random.Random(f"{self.config.data.seed}/samples/{iteration}").sample(rows, min(len(rows), self.config.loop.sample_problems))
+        return [row.problem for row in drawn]
+
     def samples(self, iteration: int, engine: Any) -> list[dict[str, Any]]:
         """Proofs sampled from the current model, each verified once by it (cached in samples.json)."""
         path = self.root / f"iter{iteration}" / "samples.json"
         if path.exists():
             return json.loads(path.read_text(encoding="utf-8"))
         loop, prompts_dir = self.config.loop, self.config.prompts_dir or None
-        problems = [row.problem for row in self.rows("generator", loop.generator_data)][: loop.sample_problems]
+        problems = self.problems_to_sample(iteration)
         prompts = [generation_messages(problem, prompts_dir) for problem in problems]
         results = engine.generate(make_requests(prompts, self.proof_sampling(), n=loop.proofs_per_problem))
         drafts = [
@@ -283,16 +297,17 @@ class Loop:
         self.check_data()
         verifier_rows = self.rows("verifier", loop.verifier_data)
         for iteration in range(1, loop.iterations + 1):
-            rows = list(verifier_rows)
+            rows, labeled = list(verifier_rows), []
             if iteration == 1 and loop.cold_start:
                 self.train_stage(iteration, "sft", records=sft_records(self.cold_start_rows(), self.config.sft.formats, prompts_dir))
             if iteration >= 2:
-                rows += self.feedback_stages(iteration)
+                labeled = self.feedback_stages(iteration)
             if loop.meta_data and loop.enhanced_verifier:
                 rows += as_meta_verification_tasks(self.rows("meta-verifier", loop.meta_data))
             elif loop.meta_data:
                 self.train_stage(iteration, "meta-verifier", rows=self.rows("meta-verifier", loop.meta_data))
-            self.train_stage(iteration, "verifier", rows=selected("verifier", rows, self.config.data))
+            # The auto-labelled proofs are new: a data.calibration of the training proofs cannot have measured them.
+            self.train_stage(iteration, "verifier", rows=selected("verifier", rows, self.config.data, unmeasured=labeled))
             self.train_stage(iteration, "generator", rows=selected("generator", self.rows("generator", loop.generator_data),
                                                                    self.config.data))
         if is_main_process():

@@ -85,11 +85,20 @@ def at_the_edge(rows: Sequence[TrainingRow], calibration: str | Path, role: str 
     return kept
 
 
-def selected(role: str, rows: Sequence[TrainingRow], data: DataSettings) -> list[TrainingRow]:
+def selected(role: str, rows: Sequence[TrainingRow], data: DataSettings,
+             unmeasured: Sequence[TrainingRow] = ()) -> list[TrainingRow]:
     """The rows a GRPO stage of ``role`` trains on under ``data``'s selection options (``train ROLE`` and
-    every ``train loop`` iteration alike): verifier rows balanced by score, generator problems at the edge."""
+    every ``train loop`` iteration alike): verifier rows balanced by score, generator problems at the edge.
+
+    A calibration measures graded proofs only, so it never drops a verifier's rated-analysis tasks, nor
+    ``unmeasured``: graded proofs no calibration could have seen (a loop iteration's auto-labelled proofs),
+    which join the rest before the scores are balanced."""
     if role == "verifier":
-        kept = at_the_edge(rows, data.calibration, role) if data.calibration else list(rows)
+        kept = list(rows)
+        if data.calibration:
+            edge = {row.id for row in at_the_edge([row for row in rows if not row.task], data.calibration, role)}
+            kept = [row for row in rows if row.task or row.id in edge]
+        kept += unmeasured
         return balanced_by_score(kept, data.seed) if data.balance_scores else kept
     if role == "generator" and data.calibration:
         return at_the_edge(rows, data.calibration, "generator group" if data.calibration_unit == "group" else role)

@@ -70,6 +70,22 @@ def test_verifier_proofs_are_kept_at_their_edge_then_balanced(tmp_path: Path) ->
     assert Counter(row.id for row in balanced) == {"zero1": 1, "zero2": 1, "one0": 2}
 
 
+def test_a_calibration_drops_neither_rated_analyses_nor_unmeasured_proofs(tmp_path: Path) -> None:
+    """A calibration measures graded proofs: the enhanced verifier's rated-analysis tasks and a loop iteration's
+    auto-labelled proofs (``unmeasured``) are kept whatever it says, and the labelled ones count in the balance."""
+    rows = graded(0.0, 3, "zero") + [TrainingRow("meta", "problem", "proof", None, "analysis", 1.0, task="meta-verifier")]
+    labelled = graded(1.0, 2, "labelled")
+    edge = str(calibration(tmp_path, [], proofs=["zero0", "zero1"]))
+    kept = selected("verifier", rows, DataSettings(calibration=edge), unmeasured=labelled)
+    assert [row.id for row in kept] == ["zero0", "zero1", "meta", "labelled0", "labelled1"]
+    balanced = selected("verifier", rows, DataSettings(calibration=edge, balance_scores=True), unmeasured=labelled)
+    assert Counter(row.id for row in balanced) == {"zero0": 1, "zero1": 1, "meta": 1, "labelled0": 1, "labelled1": 1}
+    assert [row.id for row in selected("verifier", rows, DataSettings(), unmeasured=labelled)] == \
+        ["zero0", "zero1", "zero2", "meta", "labelled0", "labelled1"]
+    with pytest.raises(InputError, match="none of the 3 training proofs"):  # the tasks do not hide an empty selection
+        selected("verifier", rows, DataSettings(calibration=str(calibration(tmp_path, [], proofs=["other"]))))
+
+
 def test_a_calibration_without_proofs_at_the_edge_asks_for_a_rerun(tmp_path: Path) -> None:
     older = tmp_path / "older.json"
     older.write_text(json.dumps({"edge_of_competence": {"problems_with_spread": ["a"]}}), encoding="utf-8")
