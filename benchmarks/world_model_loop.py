@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -154,11 +155,23 @@ def stage_curves(directory: Path, kind: str) -> dict[str, dict[int, float]]:
     return {metric: points for metric, points in curves.items() if points}
 
 
-def run_seed(seed: int, runs: Path) -> dict[str, Any]:
+def seed_iteration_1(source: Path, loop: Path) -> None:
+    """Start a checker-labelled loop from a copy of the same seed's finished iteration 1 and its calibrations: iteration
+    1 never labels, so it is the same run (same config but for loop.labeler, same seeds)."""
+    if (loop / "iter1").exists() or not all((source / "iter1" / stage / "COMPLETE").exists() for stage in ("verifier", "generator")):
+        return
+    shutil.copytree(source / "iter1", loop / "iter1")
+    for calibration in (source / "calibration").glob("iter1-*"):
+        shutil.copytree(calibration, loop / "calibration" / calibration.name)
+
+
+def run_seed(seed: int, runs: Path, labeler: str = "verifier") -> dict[str, Any]:
     """Train (or resume) one seed's loop and measure every stage it finished."""
-    loop = runs / f"loop-s{seed}"
+    loop = runs / (f"loop-s{seed}" if labeler == "verifier" else f"loop-{labeler}-s{seed}")
     command = ["train", "loop", "--config", CONFIG, "--run-dir", str(loop), "--set", f"grpo.seed={seed}",
-               "--set", f"data.seed={seed}"]
+               "--set", f"data.seed={seed}", "--set", f"loop.labeler={labeler}"]
+    if labeler != "verifier":
+        seed_iteration_1(runs / f"loop-s{seed}", loop)
     seconds: dict[str, float | None] = {"loop": None if (loop / "COMPLETE").exists() else proofsmith(*command, "--json")}
     verifier_calibrations = {"start": runs / "start-verifier"}
     generator_calibrations = {"start": runs / "start-generator"}
@@ -282,7 +295,8 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>World model loop</title>"
         "<style>body{font-family:sans-serif;max-width:100em;margin:2em auto}td,th{border:1px solid #ccc;"
         "padding:.2em .5em;text-align:right}table{border-collapse:collapse;margin:1em 0}</style></head><body>"
-        "<h1>Two iterations of train loop on the world model, every stage against the checker</h1>"
+        f"<h1>Two iterations of train loop on the world model ({html.escape(results.get('labeler', 'verifier'))} labels), "
+        "every stage against the checker</h1>"
         f"<p>{html.escape(results['machine'])}. Config: <code>{html.escape(results['config'])}</code>; start "
         f"<code>{html.escape(results['start'])}</code>. Prerequisites (s): {html.escape(json.dumps(results['prerequisites']))}</p>"
         + "".join(sections) + "</body></html>", encoding="utf-8")
@@ -293,17 +307,22 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results", help="where world_model_loop.json and .html go")
     parser.add_argument("--runs", default="runs/world-model-loop", help="where the loops and their calibrations go")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="loop seeds (grpo.seed and data.seed)")
+    parser.add_argument("--labeler", default="verifier", choices=("verifier", "checker"),
+                        help="loop.labeler: the paper's auto-labels, or the checker's (the upper bound: runs loop-checker-sN, "
+                             "iteration 1 copied from loop-sN when it is there; results world_model_loop_checker.*)")
     args = parser.parse_args()
     out, runs = Path(args.out), Path(args.runs)
     out.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL, "prerequisites": prerequisites(runs),
+    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL, "labeler": args.labeler,
+                               "prerequisites": prerequisites(runs),
                                "evaluation": {"verifier": " ".join(VERIFIER_EVAL), "generator": " ".join(GENERATOR_EVAL)},
                                "seeds": {}}
+    stem = "world_model_loop" + ("" if args.labeler == "verifier" else f"_{args.labeler}")
     for seed in args.seeds:
-        results["seeds"][seed] = run_seed(seed, runs)
-        path = out / "world_model_loop.json"
+        results["seeds"][seed] = run_seed(seed, runs, args.labeler)
+        path = out / f"{stem}.json"
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        write_report(results, out / "world_model_loop.html")
+        write_report(results, out / f"{stem}.html")
     for seed, entry in results["seeds"].items():
         for pair, figures in entry["verifier"].items():
             for group in ("test_in", "test_out"):
@@ -319,7 +338,7 @@ def main() -> int:
                       f"({edge['gain']:+.3f} [{edge['intervals']['gain'][0]:+.3f}, {edge['intervals']['gain'][1]:+.3f}])")
         if entry["labels"]:
             print(f"seed {seed} labels: {json.dumps(entry['labels']['metrics'])}")
-    print(f"wrote {out / 'world_model_loop.json'} and {out / 'world_model_loop.html'}")
+    print(f"wrote {out / stem}.json and {out / stem}.html")
     return 0
 
 

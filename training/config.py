@@ -264,6 +264,10 @@ class RewardSettings:
             raise ValueError("retries must be >= 0")
 
 
+LABELERS = ("verifier", "checker")
+"""Who labels a loop iteration's sampled proofs (``loop.labeler``)."""
+
+
 @dataclass
 class LoopSettings:
     iterations: int = 2
@@ -286,6 +290,8 @@ class LoopSettings:
     """From iteration 2, label sampled proofs with the `label` pipeline ([label] settings) and add the labeled ones to the verifier data."""
     rft_min_score: float = 1.0
     """Without auto_label: rejection fine-tuning keeps sampled proofs whose one verification scores at least this and agrees with their self-score (with auto_label: those labelled 1 with self-score 1)."""
+    labeler: str = "verifier"
+    """Who labels the sampled proofs with auto_label: verifier (the `label` pipeline on the current model, [label] settings: the paper's) or checker (the world's checker on each problem's goal, world problems only: the upper bound, labels that are always right)."""
     verifier_learning_rate: float = 0.0
     """GRPO learning rate of the verifier and meta-verifier stages; 0: grpo.learning_rate."""
     generator_learning_rate: float = 0.0
@@ -298,6 +304,8 @@ class LoopSettings:
         for name in ("verifier_learning_rate", "generator_learning_rate"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
+        if self.labeler not in LABELERS:
+            raise ValueError(f"labeler must be one of {', '.join(LABELERS)}")
         if self.rft_min_score not in (0.0, 0.5, 1.0):
             raise ValueError("rft_min_score must be one of 0, 0.5, 1")
 

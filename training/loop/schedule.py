@@ -8,7 +8,8 @@ Stages, each starting from the model the previous one finished (the first from
     samples        (iteration >= 2) proofs sampled from the current model (``loop.sample_problems``
                    problems drawn at random from the generator's), each verified once
     label          (iteration >= 2, ``loop.auto_label``) the sampled proofs through the
-                   ``label`` pipeline; labeled ones join this iteration's verifier data
+                   ``label`` pipeline (or, ``loop.labeler = "checker"``, the world's checker: the
+                   upper bound); labeled ones join this iteration's verifier data
     rft            (iteration >= 2) SFT on what the labels vouch for (``rejection_set``):
                    sampled proofs auto-labelled 1 whose self-score says 1, analyses of
                    them that the meta-verifier confirmed and that agree with the label, and
@@ -40,7 +41,7 @@ from typing import Any
 
 from data.atomic import write_text_atomic
 from data.errors import InputError
-from data.jsonl import read_jsonl
+from data.jsonl import JsonlWriter, read_jsonl, resume_ids
 from data.records import ProofItem, stable_id
 from engine.config import EngineConfig, SamplingConfig
 from engine.sampling import make_requests
@@ -118,6 +119,11 @@ class Loop:
             self.rows(role, path)
         if loop.meta_data:
             self.rows("meta-verifier", loop.meta_data)
+        if loop.auto_label and loop.labeler == "checker":
+            ungoaled = sum(not row.goal for row in self.rows("generator", loop.generator_data))
+            if ungoaled:
+                raise InputError(f"loop.labeler = 'checker' needs world problems with a goal (column {self.config.data.goal_column!r}); "
+                                 f"{ungoaled} of the generator's problems have none")
         if loop.cold_start:
             self.cold_start_rows()
 
@@ -216,7 +222,8 @@ class Loop:
         return drafts
 
     def label(self, iteration: int, engine: Any, drafts: list[dict[str, Any]]) -> None:
-        """Auto-label the sampled proofs into labeled.jsonl (resumable, like ``proofsmith label``)."""
+        """Auto-label the sampled proofs into labeled.jsonl (resumable, like ``proofsmith label``), or have the
+        world's checker label them (``loop.labeler = "checker"``)."""
         from training.auto_labeling.pipeline import run_labeling
 
         items = {stable_id(d["problem"], d["proof"]): d for d in drafts}
@@ -224,8 +231,23 @@ class Loop:
         out = self.root / f"iter{iteration}" / "labeled.jsonl"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.touch()
-        if unique:
+        if unique and self.config.loop.labeler == "checker":
+            self.label_by_checker(unique, out)
+        elif unique:
             run_labeling(engine, unique, out, self.config.label, self.verification_sampling(), self.config.prompts_dir or None)
+
+    def label_by_checker(self, items: list[ProofItem], out: Path) -> None:
+        """The checker's score of each proof against its problem's goal, as a label record (rule ``checker``, no
+        analyses): the loop with labels that are always right, the upper bound of what auto-labeling can give it."""
+        from data.world.checker import check_goal
+
+        goals = {row.problem: row.goal for row in self.rows("generator", self.config.loop.generator_data)}
+        done = resume_ids(out)
+        with JsonlWriter(out) as writer:
+            for item in items:
+                if item.id not in done:
+                    writer.write({"id": item.id, "problem": item.problem, "proof": item.proof,
+                                  "label": check_goal(goals[item.problem], item.proof).score, "rule": "checker", "analyses": []})
 
     def labeled_rows(self, iteration: int) -> list[TrainingRow]:
         """Proofs the label pipeline gave a label to, as verifier training rows."""

@@ -51,3 +51,37 @@ def test_each_iteration_samples_its_own_random_problems_from_the_generators(tmp_
     edge.write_text(json.dumps({"edge_of_competence": {"problems_with_spread": ["p3", "p7"]}}), encoding="utf-8")
     calibrated = loop_with(tmp_path, f"loop.generator_data={problems}", "loop.sample_problems=5", f"data.calibration={edge}")
     assert sorted(calibrated.problems_to_sample(1)) == ["Prove p3.", "Prove p7."]  # fewer than asked: all of them
+
+
+GOAL = "(4a - 7b)^2 - (4a + 7b)^2 = -112ab"
+
+
+def test_the_checker_labels_each_sampled_proof_once_against_its_problems_goal(tmp_path: Path) -> None:
+    """``loop.labeler = "checker"``: the upper-bound labels, in the label pipeline's record shape, resumable."""
+    problem = "Show that (4a - 7b)^2 - (4a + 7b)^2 = -112ab for all real numbers a and b."
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text(json.dumps({"id": "p", "problem": problem, "goal": [GOAL]}) + "\n", encoding="utf-8")
+    loop = loop_with(tmp_path, f"loop.generator_data={problems}", "loop.labeler=checker")
+    true = f"Step 1: Note that {GOAL}, by distributing every product."
+    flawed = "Step 1: Note that (4a - 7b)^2 - (4a + 7b)^2 = 0, by distributing every product.\nStep 2: So 0 = -112ab."
+    drafts = [{"problem": problem, "proof": proof} for proof in (true, flawed, true)]
+    loop.label(2, None, drafts)
+    records = [json.loads(line) for line in (tmp_path / "loop" / "iter2" / "labeled.jsonl").read_text().splitlines()]
+    assert [(record["proof"], record["label"], record["rule"]) for record in records] == [(true, 1.0, "checker"),
+                                                                                           (flawed, 0.0, "checker")]
+    loop.label(2, None, drafts)  # a rerun labels nothing twice
+    assert len((tmp_path / "loop" / "iter2" / "labeled.jsonl").read_text().splitlines()) == 2
+    assert [row.score for row in loop.labeled_rows(2)] == [1.0, 0.0]
+
+
+def test_the_checker_labeler_needs_problems_with_a_goal(tmp_path: Path) -> None:
+    problems = write_problems(tmp_path / "problems.jsonl", ["p0"])
+    verifier = tmp_path / "graded.jsonl"
+    verifier.write_text(json.dumps({"id": "g", "problem": "Prove p0.", "proof": "Step 1: done.", "score": 1}) + "\n",
+                        encoding="utf-8")
+    loop = loop_with(tmp_path, f"loop.generator_data={problems}", f"loop.verifier_data={verifier}", "loop.auto_label=true",
+                     "loop.labeler=checker", "loop.cold_start=false")
+    with pytest.raises(InputError, match="loop.labeler = 'checker' needs world problems with a goal .* 1 of"):
+        loop.check_data()
+    with pytest.raises(InputError, match="labeler must be one of verifier, checker"):
+        loop_with(tmp_path, "loop.labeler=oracle")
