@@ -102,8 +102,10 @@ def stage_seconds(loop: Path) -> dict[str, float]:
         if config.exists():
             seconds[f"{complete.parent.parent.name} {complete.parent.name}"] = round(complete.stat().st_mtime - config.stat().st_mtime, 1)
     generator, label, picked = loop / "iter1" / "generator" / "COMPLETE", loop / "iter2" / "label" / "COMPLETE", loop / "iter2" / "rft_records.json"
-    if generator.exists() and label.exists() and picked.exists():  # sampling starts as soon as iteration 1 ends
-        seconds["iter2 sample and label"] = round(label.stat().st_mtime - generator.stat().st_mtime, 1)
+    if generator.exists() and label.exists() and picked.exists():
+        # Sampling starts as soon as iteration 1 ends, or when the loop (re)started after it (a copied iteration 1).
+        started = max(generator.stat().st_mtime, (loop / "config.toml").stat().st_mtime if (loop / "config.toml").exists() else 0)
+        seconds["iter2 sample and label"] = round(label.stat().st_mtime - started, 1)
         seconds["iter2 pick the fine-tuning set"] = round(picked.stat().st_mtime - label.stat().st_mtime, 1)
     return seconds
 
@@ -190,13 +192,23 @@ def run_seed(seed: int, runs: Path, labeler: str = "verifier") -> dict[str, Any]
             generator_calibrations[name] = out
     edge = edge_groups(runs / "calibration-train")
     rates = {name: pass_rates(path) for name, path in generator_calibrations.items()}
+    verifier_pairs = [(before, after) for before, after in VERIFIER_PAIRS]
+    generator_pairs = [(before, after) for before, after in GENERATOR_PAIRS]
+    if labeler != "verifier":  # the same stages of the paper's arm, paired with this one's: what the labels changed
+        paper = runs / f"loop-s{seed}" / "calibration"
+        for name in ("iter2 verifier", "iter2 generator"):
+            calibrations = verifier_calibrations if name in VERIFIERS else generator_calibrations
+            if (paper / name.replace(" ", "-") / "calibration.json").exists() and name in calibrations:
+                calibrations[f"{name} (verifier labels)"] = paper / name.replace(" ", "-")
+                (verifier_pairs if name in VERIFIERS else generator_pairs).append((f"{name} (verifier labels)", name))
+        rates = {name: pass_rates(path) for name, path in generator_calibrations.items()}
     return {
         "command": "proofsmith " + " ".join(command),
         "stage_s": stage_seconds(loop),
         "verifier": {f"{before} -> {after}": compare(verifier_calibrations[before], verifier_calibrations[after])
-                     for before, after in VERIFIER_PAIRS if before in verifier_calibrations and after in verifier_calibrations},
+                     for before, after in verifier_pairs if before in verifier_calibrations and after in verifier_calibrations},
         "generator": {f"{before} -> {after}": comparison(rates[before], rates[after], edge)
-                      for before, after in GENERATOR_PAIRS if before in rates and after in rates},
+                      for before, after in generator_pairs if before in rates and after in rates},
         "labels": label_truth(loop),
         "curves": {name: stage_curves(loop / relative, "verifier" if name in VERIFIERS else "generator")
                    for name, relative in STAGE_DIRS.items() if name not in ("iter2 rft",) and (loop / relative).is_dir()},
