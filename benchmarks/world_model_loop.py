@@ -190,10 +190,7 @@ def run_seed(seed: int, runs: Path, labeler: str = "verifier") -> dict[str, Any]
         else:
             seconds[f"{name} calibration"] = calibrate_with(model, out, *GENERATOR_EVAL)
             generator_calibrations[name] = out
-    edge = edge_groups(runs / "calibration-train")
-    rates = {name: pass_rates(path) for name, path in generator_calibrations.items()}
-    verifier_pairs = [(before, after) for before, after in VERIFIER_PAIRS]
-    generator_pairs = [(before, after) for before, after in GENERATOR_PAIRS]
+    verifier_pairs, generator_pairs = list(VERIFIER_PAIRS), list(GENERATOR_PAIRS)
     if labeler != "verifier":  # the same stages of the paper's arm, paired with this one's: what the labels changed
         paper = runs / f"loop-s{seed}" / "calibration"
         for name in ("iter2 verifier", "iter2 generator"):
@@ -201,7 +198,8 @@ def run_seed(seed: int, runs: Path, labeler: str = "verifier") -> dict[str, Any]
             if (paper / name.replace(" ", "-") / "calibration.json").exists() and name in calibrations:
                 calibrations[f"{name} (verifier labels)"] = paper / name.replace(" ", "-")
                 (verifier_pairs if name in VERIFIERS else generator_pairs).append((f"{name} (verifier labels)", name))
-        rates = {name: pass_rates(path) for name, path in generator_calibrations.items()}
+    edge = edge_groups(runs / "calibration-train")
+    rates = {name: pass_rates(path) for name, path in generator_calibrations.items()}
     return {
         "command": "proofsmith " + " ".join(command),
         "stage_s": stage_seconds(loop),
