@@ -99,22 +99,25 @@ def prove(model: Path, split: str, out: Path, max_tokens: int, log: Path) -> dic
             "ran_now": metrics["counts"]["proved_now"]}
 
 
-def label_truth(runs: Path) -> dict[str, Any] | None:
-    """Iteration 2's auto-labels against the checker's score of each labelled proof."""
-    labeled = runs / "loop" / "iter2" / "labeled.jsonl"
-    if not labeled.exists():
-        return None
-    goals = {row["problem"]: row["goal"] for row in read_records(WORLD / "train_problems.jsonl")}
-    pairs, decisions = [], {}
-    for record in read_records(labeled):
-        truth = check_goal(goals[record["problem"]], record["proof"]).score
-        pairs.append((record["label"], truth))
+def label_report(labeled: Path, problems: Path) -> tuple[dict[str, Any], list[tuple[dict[str, Any], float]]]:
+    """Auto-label records against the checker's score of each labelled proof (its goal from ``problems``): the trust
+    metrics with their intervals, the true scores' counts and the rules that decided; and each record with its truth."""
+    goals = {row["problem"]: row["goal"] for row in read_records(problems)}
+    checked = [(record, check_goal(goals[record["problem"]], record["proof"]).score) for record in read_records(labeled)]
+    pairs, decisions = [(record["label"], truth) for record, truth in checked], {}
+    for record, _ in checked:
         decisions[record["rule"]] = decisions.get(record["rule"], 0) + 1
     trust = trust_with_intervals(pairs)
     true_scores = [truth for _, truth in pairs]
     trust["true_score_counts"] = {f"{score:g}": true_scores.count(score) for score in sorted(set(true_scores))}
     trust["rules"] = decisions
-    return trust
+    return trust, checked
+
+
+def label_truth(runs: Path) -> dict[str, Any] | None:
+    """Iteration 2's auto-labels against the checker's score of each labelled proof."""
+    labeled = runs / "loop" / "iter2" / "labeled.jsonl"
+    return label_report(labeled, WORLD / "train_problems.jsonl")[0] if labeled.exists() else None
 
 
 def measure(name: str, kind: str, model: Path, runs: Path, args: argparse.Namespace, earlier: dict[str, Any],

@@ -43,11 +43,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from data.jsonl import read_jsonl  # noqa: E402
-from data.world.checker import check_goal  # noqa: E402
-from training.auto_labeling.sweep import trust_with_intervals  # noqa: E402
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
 from world_generator_arms import comparison, pass_rates  # noqa: E402
+from world_loop import label_report  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_verifier import figure_png  # noqa: E402
@@ -111,20 +109,12 @@ def stage_seconds(loop: Path) -> dict[str, float]:
 
 
 def label_truth(loop: Path) -> dict[str, Any] | None:
-    """Iteration 2's auto-labels against the checker's score of each labelled proof (the problems are training ones)."""
-    labeled = loop / "iter2" / "labeled.jsonl"
+    """Iteration 2's auto-labels against the checker's score of each labelled proof (the problems are training ones),
+    and whether the verifier's score separates them at all."""
     if not (loop / "iter2" / "label" / "COMPLETE").exists():
         return None
-    goals = {row["problem"]: row["goal"] for row in read_jsonl(WORLD / "train_problems.jsonl")}
-    records = read_jsonl(labeled)
-    truths = [check_goal(goals[record["problem"]], record["proof"]).score for record in records]
-    pairs, rules = [(record["label"], truth) for record, truth in zip(records, truths)], {}
-    for record in records:
-        rules[record["rule"]] = rules.get(record["rule"], 0) + 1
-    trust = trust_with_intervals(pairs)
-    trust["true_score_counts"] = {f"{score:g}": truths.count(score) for score in sorted(set(truths))}
-    trust["rules"] = rules
-    trust["signal"] = score_signal(records, truths)
+    trust, checked = label_report(loop / "iter2" / "labeled.jsonl", WORLD / "train_problems.jsonl")
+    trust["signal"] = score_signal([record for record, _ in checked], [truth for _, truth in checked])
     return trust
 
 
