@@ -48,7 +48,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from data.jsonl import read_jsonl  # noqa: E402
 from eval.intervals import bootstrap_intervals  # noqa: E402
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
-from world_runs import MACHINE, START_MODEL, WORLD, proofsmith  # noqa: E402
+from world_runs import MACHINE, START_MODEL, draw_world, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 
 CONFIG = "configs/world_generator.toml"
@@ -163,8 +163,7 @@ def main() -> int:
         parser.error("the verifier arm and --verifier go together")
     out, runs = Path(args.out), Path(args.runs)
     out.mkdir(parents=True, exist_ok=True)
-    if not (WORLD / "summary.json").exists():
-        raise SystemExit(f"{WORLD} holds no world: draw it with the command in {CONFIG}")
+    draw_world()
     suffix = "" if args.eval_temperature == 1 else f"-t{args.eval_temperature:g}"
     evaluation, start = EVALUATION + suffix, runs / f"start-generator{suffix}"
     if args.finished_only and not (start / "calibration.json").exists():

@@ -46,10 +46,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
 from world_generator_arms import comparison, pass_rates  # noqa: E402
 from world_loop import label_report  # noqa: E402
-from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
+from world_runs import MACHINE, START, START_MODEL, WORLD, draw_world, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_verifier import figure_png  # noqa: E402
-from world_verifier_rl import META_CHECK, WORLD_COMMAND, compare  # noqa: E402
+from world_verifier_rl import META_CHECK, compare  # noqa: E402
 
 CONFIG = "configs/world_loop.toml"
 SAMPLING = ("--engine", "vllm", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
@@ -75,9 +75,7 @@ CURVES = {"verifier": ("reward", "reward/score_agreement", "reward/meta", "frac_
 
 def prerequisites(runs: Path) -> dict[str, float | None]:
     """The world, its training calibration and the meta-check, made if missing (their wall seconds, None if read)."""
-    seconds: dict[str, float | None] = {}
-    if not (WORLD / "summary.json").exists():
-        seconds["world"] = proofsmith(*WORLD_COMMAND)
+    seconds: dict[str, float | None] = {"world": draw_world()}
     seconds["calibration of the training split"] = calibrate_with(START_MODEL, runs / "calibration-train", *TRAIN_CALIBRATION)
     if not (START / "meta-check" / "metrics.json").exists():
         seconds["meta-check"] = proofsmith("eval", "meta-verifier", str(WORLD / "test_in_meta.jsonl"), "--out",
@@ -318,8 +316,13 @@ def main() -> int:
                                "evaluation": {"verifier": " ".join(VERIFIER_EVAL), "generator": " ".join(GENERATOR_EVAL)},
                                "seeds": {}}
     stem = "world_model_loop" + ("" if args.labeler == "verifier" else f"_{args.labeler}")
+    earlier = out / f"{stem}.json"
+    if earlier.exists():  # seeds measured before and not rerun now stay (a later seed is added, not swapped in)
+        kept = json.loads(earlier.read_text(encoding="utf-8")).get("seeds", {})
+        results["seeds"] = {int(seed): entry for seed, entry in kept.items() if int(seed) not in args.seeds}
     for seed in args.seeds:
         results["seeds"][seed] = run_seed(seed, runs, args.labeler)
+        results["seeds"] = dict(sorted(results["seeds"].items()))
         path = out / f"{stem}.json"
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         write_report(results, out / f"{stem}.html")

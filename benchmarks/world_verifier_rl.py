@@ -58,14 +58,10 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 from eval.intervals import bootstrap_intervals  # noqa: E402
 from eval.truth import ProofFacts, Truth, metric_values, proof_facts, random_step_baseline  # noqa: E402
-from world_runs import MACHINE, START, START_MODEL, WORLD, proofsmith  # noqa: E402
+from world_runs import MACHINE, START, START_MODEL, WORLD, draw_world, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 
 CONFIG = "configs/world_verifier.toml"
-WORLD_COMMAND = ("world", "--out", str(WORLD), "--seed", "0", "--level", "1", "--level", "2",
-                 *[flag for family in ("identity", "inequality", "divisibility", "equation", "arithmetic", "induction")
-                   for flag in ("--family", family)],
-                 "--held-out-family", "induction", "--problems-per-template", "400", "--test-problems-per-template", "10")
 CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
              "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
@@ -435,8 +431,7 @@ def main() -> int:
     if args.finished_only and not (START / "calibration-templates" / "calibration.json").exists():
         raise SystemExit(f"--finished-only: the start is not calibrated yet ({START / 'calibration-templates'}); "
                          "nothing to report")
-    if not (WORLD / "summary.json").exists():
-        seconds["world"] = proofsmith(*WORLD_COMMAND)
+    seconds["world"] = draw_world()
     seconds["calibration of the training proofs"] = calibrate(START_MODEL, START / "calibration-train", "--split", "train")
     if not (START / "meta-check" / "metrics.json").exists():
         seconds["meta-check"] = proofsmith("eval", "meta-verifier", str(WORLD / "test_in_meta.jsonl"), "--out",
