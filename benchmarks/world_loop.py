@@ -68,18 +68,21 @@ def loop_command(runs: Path, steps: int, sft_steps: int) -> list[str]:
             "--set", "rollouts.max_tokens=256", "--set", "scorer.backend=vllm"]
 
 
-def stage_seconds(runs: Path) -> dict[str, float]:
-    """Wall time of every finished training stage: its config.toml is written when it starts, COMPLETE when it ends
-    (a stage that was restarted counts from its last start)."""
+def stage_seconds(loop: Path) -> dict[str, float]:
+    """Wall time of every finished stage of the loop run ``loop``: a training stage's config.toml is written when it
+    starts, COMPLETE when it ends (a restarted stage counts from its last start); sampling and labelling start as
+    soon as iteration 1 ends, or when the loop (re)started after it (an iteration 1 copied from another run)."""
     seconds = {}
-    for complete in sorted((runs / "loop").glob("iter*/*/COMPLETE")):
+    for complete in sorted(loop.glob("iter*/*/COMPLETE")):
         config = complete.parent / "config.toml"
         if config.exists():
-            seconds[f"{complete.parent.parent.name} {complete.parent.name}"] = round(
-                complete.stat().st_mtime - config.stat().st_mtime, 1)
-    generator, label = runs / "loop" / "iter1" / "generator" / "COMPLETE", runs / "loop" / "iter2" / "label" / "COMPLETE"
-    if generator.exists() and label.exists():  # sampling and labelling start as soon as iteration 1 ends
-        seconds["iter2 sample and label"] = round(label.stat().st_mtime - generator.stat().st_mtime, 1)
+            seconds[f"{complete.parent.parent.name} {complete.parent.name}"] = round(complete.stat().st_mtime - config.stat().st_mtime, 1)
+    generator, label, picked = loop / "iter1" / "generator" / "COMPLETE", loop / "iter2" / "label" / "COMPLETE", loop / "iter2" / "rft_records.json"
+    if generator.exists() and label.exists():
+        started = max(generator.stat().st_mtime, (loop / "config.toml").stat().st_mtime if (loop / "config.toml").exists() else 0)
+        seconds["iter2 sample and label"] = round(label.stat().st_mtime - started, 1)
+        if picked.exists():
+            seconds["iter2 pick the fine-tuning set"] = round(picked.stat().st_mtime - label.stat().st_mtime, 1)
     return seconds
 
 
@@ -267,7 +270,7 @@ def main() -> int:
     if train_s is None and earlier.get("train"):
         train_s = earlier["train"]["train_s"]  # a rerun of a finished loop keeps the real cost
     results["train"] = {"command": "proofsmith " + " ".join(command), "train_s": train_s,
-                        "stage_s": stage_seconds(runs)}
+                        "stage_s": stage_seconds(runs / "loop")}
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     results["labels"] = label_truth(runs)
     for name, kind, model in stages(runs):

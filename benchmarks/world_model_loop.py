@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
 from world_generator_arms import comparison, pass_rates  # noqa: E402
-from world_loop import label_report  # noqa: E402
+from world_loop import label_report, stage_seconds  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, draw_world, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 from world_verifier import figure_png  # noqa: E402
@@ -88,22 +88,6 @@ def edge_groups(calibration: Path) -> set[tuple[str, int]]:
     generator stages train on, and the group of test_in problems (d) is judged on."""
     edge = json.loads((calibration / "calibration.json").read_text(encoding="utf-8"))["edge_of_competence"]["groups"]
     return {(group["family"], group["level"]) for group in edge}
-
-
-def stage_seconds(loop: Path) -> dict[str, float]:
-    """Wall time of every finished stage: its config.toml is written when it starts, COMPLETE when it ends."""
-    seconds = {}
-    for complete in sorted(loop.glob("iter*/*/COMPLETE")):
-        config = complete.parent / "config.toml"
-        if config.exists():
-            seconds[f"{complete.parent.parent.name} {complete.parent.name}"] = round(complete.stat().st_mtime - config.stat().st_mtime, 1)
-    generator, label, picked = loop / "iter1" / "generator" / "COMPLETE", loop / "iter2" / "label" / "COMPLETE", loop / "iter2" / "rft_records.json"
-    if generator.exists() and label.exists() and picked.exists():
-        # Sampling starts as soon as iteration 1 ends, or when the loop (re)started after it (a copied iteration 1).
-        started = max(generator.stat().st_mtime, (loop / "config.toml").stat().st_mtime if (loop / "config.toml").exists() else 0)
-        seconds["iter2 sample and label"] = round(label.stat().st_mtime - started, 1)
-        seconds["iter2 pick the fine-tuning set"] = round(picked.stat().st_mtime - label.stat().st_mtime, 1)
-    return seconds
 
 
 def label_truth(loop: Path) -> dict[str, Any] | None:
@@ -202,6 +186,40 @@ def run_seed(seed: int, runs: Path, labeler: str = "verifier") -> dict[str, Any]
     }
 
 
+def across_seeds(seeds: Mapping[Any, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each headline figure per seed, with the mean and range over the seeds that measured it."""
+    figures: dict[str, dict[str, float]] = {}
+    for seed, entry in seeds.items():
+        if entry.get("labels"):
+            figures.setdefault("precision of label 1", {})[str(seed)] = entry["labels"]["metrics"]["precision_of_1"]
+            figures.setdefault("label AUC (true above false)", {})[str(seed)] = entry["labels"]["signal"]["true_above_false"]
+        for pair, paired in entry["verifier"].items():
+            if "test_in" in paired:
+                for name in ("balanced_accuracy", "localisation"):
+                    figures.setdefault(f"verifier {pair}: {name} gain", {})[str(seed)] = \
+                        paired["test_in"]["metrics"][f"{name} gain"]["value"]
+        for pair, paired in entry["generator"].items():
+            if paired["edge groups (seen)"]["problems"]:
+                figures.setdefault(f"generator {pair}: edge-group pass@1 gain", {})[str(seed)] = paired["edge groups (seen)"]["gain"]
+    figures = {name: {seed: value for seed, value in values.items() if value is not None} for name, values in figures.items()}
+    return {name: {"seeds": values, "mean": sum(values.values()) / len(values), "min": min(values.values()),
+                   "max": max(values.values())} for name, values in figures.items() if values}
+
+
+def across_table(summary: Mapping[str, Any]) -> str:
+    if not summary or max(len(entry["seeds"]) for entry in summary.values()) < 2:
+        return ""
+    def shown(name: str, value: float) -> str:
+        return f"{value:+.3f}" if "gain" in name else f"{value:.3f}"
+
+    rows = "".join(f"<tr><th>{html.escape(name)}</th><td>"
+                   f"{html.escape(', '.join(f'{seed}: {shown(name, value)}' for seed, value in entry['seeds'].items()))}</td>"
+                   f"<td>{shown(name, entry['mean'])}</td><td>{shown(name, entry['min'])} … {shown(name, entry['max'])}</td></tr>"
+                   for name, entry in summary.items())
+    return ("<h2>Across seeds</h2><table><tr><th>figure</th><th>per seed</th><th>mean</th><th>range</th></tr>"
+            + rows + "</table>")
+
+
 def interval_cell(value: float | None, interval: Any, signed: bool = False) -> str:
     if value is None:
         return "–"
@@ -297,7 +315,7 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
         "every stage against the checker</h1>"
         f"<p>{html.escape(results['machine'])}. Config: <code>{html.escape(results['config'])}</code>; start "
         f"<code>{html.escape(results['start'])}</code>. Prerequisites (s): {html.escape(json.dumps(results['prerequisites']))}</p>"
-        + "".join(sections) + "</body></html>", encoding="utf-8")
+        + across_table(results.get("across_seeds", {})) + "".join(sections) + "</body></html>", encoding="utf-8")
 
 
 def main() -> int:
@@ -323,6 +341,7 @@ def main() -> int:
     for seed in args.seeds:
         results["seeds"][seed] = run_seed(seed, runs, args.labeler)
         results["seeds"] = dict(sorted(results["seeds"].items()))
+        results["across_seeds"] = across_seeds(results["seeds"])
         path = out / f"{stem}.json"
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         write_report(results, out / f"{stem}.html")
