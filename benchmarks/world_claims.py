@@ -12,7 +12,7 @@ marker to measure it again. When every step has run (or one failed) ``OUT/world_
 results in OUT (``world_claims_report.py``): each claim's goal, whether it is met, its tables and plots.
 
 The minutes beside each step were measured on the 2-core CPU without native bf16 (fp32 world model) that the
-results come from; all of it takes ~10.5 hours there, not the issue's 3, because every GRPO run is 100 steps
+results come from; all of it takes ~11 hours there, not the issue's 3, because every GRPO run is 100 steps
 (verifier 20–26 minutes, generator 11–24) and every model is calibrated on hundreds of held-out proofs. The start
 of every step is the bundled ``world-model``; training it again from scratch is ``proofsmith world model --config
 configs/world_model.toml`` (156 minutes, docs/results/world-model.md) and is not a step here.
@@ -67,7 +67,7 @@ GENERATOR_ARMS = ("--unit", "group", "--set", "grpo.learning_rate=1e-5", "--tag"
 STEPS = (
     # Every arm's first seed (reference, none: (b); checker, checker_work: R_meta from the truth), then (c) on the
     # reference arm's seed 0, then its seeds 1 and 2 ((a)'s three), then the report of all the finished runs.
-    Step("verifier-rl-first-seed", ("a", "b", "c"), "world_verifier_rl.py", ("--seeds", "0"), 160),
+    Step("verifier-rl-first-seed", ("a", "b", "c"), "world_verifier_rl.py", ("--seeds", "0"), 195),
     Step("verifier-rl-seeds", ("a",), "world_verifier_rl.py", ("--seeds", "0", "1", "2", "--arms", "reference"), 65),
     Step("verifier-rl-report", ("a", "b", "c"), "world_verifier_rl.py", ("--seeds", "0", "1", "2", "--finished-only"), 2),
     Step("generator-arms", ("d",), "world_generator_arms.py",

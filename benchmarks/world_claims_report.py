@@ -63,7 +63,8 @@ def paragraph(text: str) -> str:
 
 
 def image(uri: str, caption: str) -> str:
-    return f"<figure><img src='{uri}' alt='{html.escape(caption)}'><figcaption>{html.escape(caption)}</figcaption></figure>"
+    # alt before src: docs/hooks/result_plots.py takes the plot out for the results pages by that shape
+    return f"<figure><img alt='{html.escape(caption)}' src='{uri}'><figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
 def pyplot() -> Any:
@@ -234,7 +235,7 @@ def generator_improves(results: Path) -> Section:
     axis.legend(fontsize=7)
     body = (table(["arm", "fresh problems", "before", "after", "gain"], rows)
             + table(["reward", "seeds", "mean gain", "seeds whose interval is above 0"], summary)
-            + image(png_uri(figure), "The hacking picture (first seed): the verifier's score of rollouts and their true pass rate"))
+            + image(png_uri(figure), "The hacking picture (first seed): the verifier score of rollouts and their true pass rate"))
     return Section("(d) The generator truly improves", goal, MET if met else NOT_MET, body)
 
 
