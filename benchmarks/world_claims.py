@@ -140,6 +140,10 @@ def main() -> int:
     runs.mkdir(parents=True, exist_ok=True)
     try:
         if not args.report:
+            if any(state(step, runs) == "to run" and step.claims != ("ci",) for step in steps):
+                from world_runs import draw_world
+
+                draw_world()  # every world step reads it; a fresh clone has none (the ci steps use the test fixture's)
             for step in steps:
                 if state(step, runs) == "to run":
                     run(step, runs, out)
