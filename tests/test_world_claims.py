@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmark_modules import BENCHMARKS, load_benchmark
+from benchmark_modules import BENCHMARKS, load_benchmark
 
 claims = load_benchmark("world_claims")
 report = load_benchmark("world_claims_report")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.benchmark_modules import load_benchmark
+from benchmark_modules import load_benchmark
 
 loop_benchmark = load_benchmark("world_model_loop")
 
