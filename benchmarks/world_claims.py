@@ -143,7 +143,10 @@ def main() -> int:
             if any(state(step, runs) == "to run" and step.claims != ("ci",) for step in steps):
                 from world_runs import draw_world
 
-                draw_world()  # every world step reads it; a fresh clone has none (the ci steps use the test fixture's)
+                try:
+                    draw_world()  # every world step reads it; a fresh clone has none (the ci steps use the test fixture's)
+                except subprocess.CalledProcessError as error:
+                    raise SystemExit(f"error: drawing the world failed (exit {error.returncode}); rerun this command") from None
             for step in steps:
                 if state(step, runs) == "to run":
                     run(step, runs, out)
