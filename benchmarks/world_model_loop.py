@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from training.trainers.metrics import curve, read_metrics  # noqa: E402
+from world_claims_report import number  # noqa: E402
 from world_generator_arms import comparison, pass_rates  # noqa: E402
 from world_loop import label_report, stage_seconds  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, draw_world, proofsmith  # noqa: E402
@@ -221,12 +222,7 @@ def across_table(summary: Mapping[str, Any]) -> str:
 
 
 def interval_cell(value: float | None, interval: Any, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    shown = f"{value:+.3f}" if signed else f"{value:.3f}"
-    if not interval:
-        return shown
-    return f"{shown} [{interval[0]:+.3f}, {interval[1]:+.3f}]" if signed else f"{shown} [{interval[0]:.3f}, {interval[1]:.3f}]"
+    return "–" if value is None else number(value, interval, signed)
 
 
 def verifier_table(comparisons: Mapping[str, Any], group: str) -> str:
