@@ -30,7 +30,8 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (no display needed); imported on first use, so importing this module stays light."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -45,13 +46,13 @@ def _png(figure: Any) -> bytes:
         figure.tight_layout()
         figure.savefig(buffer, format="png", dpi=100)
     finally:
-        _pyplot().close(figure)
+        pyplot().close(figure)
     return buffer.getvalue()
 
 
 def confusion_png(confusion: Sequence[Sequence[int]], title: str) -> bytes:
     """Heat map of a 3x3 confusion matrix, rows human and columns predicted, each cell's count written in it."""
-    plt = _pyplot()
+    plt = pyplot()
     figure, axis = plt.subplots(figsize=(4.4, 3.8))
     largest = max((count for row in confusion for count in row), default=0)
     axis.imshow(confusion, cmap="Blues", vmin=0, vmax=max(largest, 1))
@@ -70,7 +71,7 @@ def confusion_png(confusion: Sequence[Sequence[int]], title: str) -> bytes:
 
 def calibration_png(points: Sequence[tuple[float, float | None, int]]) -> bytes:
     """Mean verifier score per human score class, as (human score, mean or None, items); the diagonal is perfect."""
-    plt = _pyplot()
+    plt = pyplot()
     figure, axis = plt.subplots(figsize=(4.4, 3.8))
     axis.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="perfect")
     drawn = [(human, mean, count) for human, mean, count in points if mean is not None]
@@ -105,7 +106,7 @@ def _attribute(report: Any, path: str) -> float | None:
 def metric_vs_n_png(metrics_by_n: Mapping[int, Any], curves: Sequence[tuple[str, str]] = CURVES,
                     title: str = "Metrics against the number of samples") -> bytes:
     """``curves`` (label, attribute path) of each report against the number of samples n (log2 axis); None values are gaps."""
-    plt = _pyplot()
+    plt = pyplot()
     counts = sorted(metrics_by_n)
     figure, axis = plt.subplots(figsize=(5.6, 3.8))
     lowest = 0.0
@@ -135,7 +136,7 @@ def truth_vs_n_png(truth_by_n: Mapping[int, Any]) -> bytes:
 
 def bar_png(labels: Sequence[str], values: Sequence[float | None], title: str, ylabel: str) -> bytes:
     """One bar per label; a None value gets no bar."""
-    plt = _pyplot()
+    plt = pyplot()
     labels = [_plain(label) for label in labels]
     figure, axis = plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.4))
     axis.bar(range(len(labels)), [0.0 if value is None else value for value in values],

@@ -97,3 +97,124 @@ def test_missing_or_foreign_results_are_not_measured_never_a_crash(tmp_path):
 def test_a_section_refuses_a_verdict_it_does_not_know():
     with pytest.raises(ValueError, match="verdict must be"):
         report.Section("x", "goal", "maybe", "")
+
+
+# Each verdict on the published results' own shapes: made to meet its goal, then broken one condition at a time.
+
+def published(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+def good_gain(metrics: dict, name: str, interval: list[float]) -> None:
+    metrics[f"{name} gain"] = {"value": sum(interval) / 2, "interval": interval}
+
+
+def test_the_verifier_claim_needs_both_gains_above_0_and_both_baselines_beaten_on_every_seed(tmp_path):
+    data = published("world_verifier_rl.json")
+    seeds = data["arms"]["reference"]
+    for entry in seeds.values():
+        metrics = entry["comparison"]["test_in"]["metrics"]
+        good_gain(metrics, "balanced_accuracy", [0.02, 0.06])
+        good_gain(metrics, "localisation", [0.01, 0.05])
+        metrics["balanced_accuracy after"]["value"], metrics["localisation after"]["value"] = 0.8, 0.6
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.verifier_learns(tmp_path).verdict == report.MET
+    last = seeds[max(seeds)]["comparison"]["test_in"]["metrics"]
+    good_gain(last, "localisation", [-0.01, 0.05])
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.verifier_learns(tmp_path).verdict == report.NOT_MET
+    good_gain(last, "localisation", [0.01, 0.05])
+    last["localisation after"]["value"] = 0.3  # below a random step's 0.37
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.verifier_learns(tmp_path).verdict == report.NOT_MET
+
+
+def test_the_meta_claim_needs_fewer_invented_defects_more_localised_and_a_meta_verifier_that_reads_the_defect(tmp_path):
+    data = published("world_verifier_rl.json")
+    for groups in data["reference_vs_none"].values():
+        good_gain(groups["test_in"]["metrics"], "invented_defect_rate", [-0.06, -0.01])
+        good_gain(groups["test_in"]["metrics"], "localisation", [0.01, 0.05])
+    data["meta_check"]["rates_by_defect"] = True
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.meta_earns_its_place(tmp_path).verdict == report.MET
+    data["meta_check"]["rates_by_defect"] = False
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.meta_earns_its_place(tmp_path).verdict == report.NOT_MET
+    data["meta_check"]["rates_by_defect"] = True
+    good_gain(data["reference_vs_none"]["0"]["test_in"]["metrics"], "invented_defect_rate", [-0.06, 0.01])
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.meta_earns_its_place(tmp_path).verdict == report.NOT_MET
+
+
+def test_more_verification_is_met_only_when_every_n_of_the_trained_verifier_beats_n_random_steps(tmp_path):
+    data = published("world_verifier_rl.json")
+    trained = [name for name in data["scaling"] if name != "start"]
+    by_n = data["scaling"][trained[0]]["truth_by_n"]
+    for entry in by_n.values():
+        entry["localised_by_any"] = min(1.0, entry["random_step"]["localised_by_any"] + 0.05)
+        entry["random_step"]["localised_by_any"] = entry["localised_by_any"] - 0.05
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.more_verification(tmp_path).verdict == report.MET
+    largest = by_n[max(by_n, key=int)]
+    largest["localised_by_any"] = largest["random_step"]["localised_by_any"]  # level, not above
+    write(tmp_path, "world_verifier_rl.json", data)
+    assert report.more_verification(tmp_path).verdict == report.NOT_MET
+
+
+def test_the_generator_claim_needs_every_learned_verifier_seed_above_0_and_half_the_checker_gain(tmp_path):
+    data = published(report.GENERATOR_ARMS_FILE)
+
+    def set_gains(arm: str, value: float, interval: list[float]) -> None:
+        for name, entry in data["arms"].items():
+            if name.startswith(arm):
+                edge = entry["test_in pass@1"]["edge groups (seen)"]
+                edge["gain"], edge["intervals"]["gain"] = value, interval
+        write(tmp_path, report.GENERATOR_ARMS_FILE, data)
+
+    set_gains("reference", 0.05, [0.01, 0.09])
+    set_gains("checker", 0.08, [0.04, 0.12])
+    assert report.generator_improves(tmp_path).verdict == report.MET
+    set_gains("checker", 0.2, [0.15, 0.25])  # the learned verifier's 0.05 is under half of it
+    assert report.generator_improves(tmp_path).verdict == report.NOT_MET
+    set_gains("checker", 0.08, [0.04, 0.12])
+    data["arms"]["reference-group-lr1e-5-seed1"]["test_in pass@1"]["edge groups (seen)"]["intervals"]["gain"] = [-0.01, 0.09]
+    write(tmp_path, report.GENERATOR_ARMS_FILE, data)
+    assert report.generator_improves(tmp_path).verdict == report.NOT_MET
+
+
+def test_the_loop_claim_needs_precise_labels_and_an_iteration_2_never_worse(tmp_path):
+    data = published("world_model_loop.json")
+    for entry in data["seeds"].values():
+        entry["labels"]["metrics"]["precision_of_1"] = 0.95
+        for name in ("balanced_accuracy", "localisation"):
+            good_gain(entry["verifier"]["iter1 verifier -> iter2 verifier"]["test_in"]["metrics"], name, [-0.02, 0.03])
+        entry["generator"]["iter1 generator -> iter2 generator"]["edge groups (seen)"]["intervals"]["gain"] = [-0.01, 0.04]
+    write(tmp_path, "world_model_loop.json", data)
+    assert report.loop_and_labels(tmp_path).verdict == report.MET
+    first = data["seeds"]["0"]
+    first["labels"]["metrics"]["precision_of_1"] = 0.85
+    write(tmp_path, "world_model_loop.json", data)
+    assert report.loop_and_labels(tmp_path).verdict == report.NOT_MET
+    first["labels"]["metrics"]["precision_of_1"] = 0.95
+    first["generator"]["iter1 generator -> iter2 generator"]["edge groups (seen)"]["intervals"]["gain"] = [-0.07, -0.01]
+    write(tmp_path, "world_model_loop.json", data)
+    assert report.loop_and_labels(tmp_path).verdict == report.NOT_MET
+
+
+def test_the_learning_tests_claim_needs_every_learning_seed_to_gain_more_than_the_frozen_runs(tmp_path):
+    generator, verifier = published("tiny_generator_learning.json"), published("tiny_verifier_learning.json")
+    for run in verifier["runs"]:
+        if "test_in" in run["after"]:
+            run["after"]["test_in"]["balanced_accuracy"] = verifier["before"]["test_in"]["balanced_accuracy"] + (
+                0.05 if run["learning_rate"] > 1e-20 else 0.0)
+    write(tmp_path, "tiny_generator_learning.json", generator)
+    write(tmp_path, "tiny_verifier_learning.json", verifier)
+    assert report.learning_tests(tmp_path).verdict == report.MET
+    frozen = [run for run in generator["runs"] if run["learning_rate"] <= 1e-20]
+    assert frozen, "the published generator runs include one at learning rate ~0"
+    frozen[0]["gain"] = max(run["gain"] for run in generator["runs"]) + 0.01  # learning broken: a frozen run gains most
+    write(tmp_path, "tiny_generator_learning.json", generator)
+    assert report.learning_tests(tmp_path).verdict == report.NOT_MET
+    assert report.learns_beyond_frozen([(True, 0.02), (True, 0.05), (False, 0.0)])
+    assert not report.learns_beyond_frozen([(True, -0.01), (True, 0.05)])
+    assert not report.learns_beyond_frozen([(False, 0.03)])

@@ -90,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
 
 def calibration_png(rows: list[dict[str, Any]], samples: int) -> bytes:
     """Two panels over the groups: the generator's pass@1 and pass@k; the verifier's per-sample balanced accuracy."""
-    from eval.plots import _png, _pyplot
+    from eval.plots import _png, pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     groups = [row for row in rows if row["family"] != "all"]
     labels = [f"{row['split']}\n{row['family']} L{row['level']}" + (f"\n{row['templates']}" if row.get("templates") else "")
               for row in groups]
