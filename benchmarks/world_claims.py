@@ -12,7 +12,7 @@ marker to measure it again. When every step has run (or one failed) ``OUT/world_
 results in OUT (``world_claims_report.py``): each claim's goal, whether it is met, its tables and plots.
 
 The minutes beside each step were measured on the 2-core CPU without native bf16 (fp32 world model) that the
-results come from; all of it takes ~13 hours there, not the issue's 3, because every GRPO run is 100 steps
+results come from; all of it takes ~14.5 hours there, not the issue's 3, because every GRPO run is 100 steps
 (verifier 20–26 minutes, generator 11–24) and every model is calibrated on hundreds of held-out proofs. The start
 of every step is the bundled ``world-model``; training it again from scratch is ``proofsmith world model --config
 configs/world_model.toml`` (156 minutes, docs/results/world-model.md) and is not a step here.
@@ -72,8 +72,8 @@ STEPS = (
     Step("verifier-rl-report", ("a", "b", "c"), "world_verifier_rl.py", ("--seeds", "0", "1", "2", "--finished-only"), 2),
     Step("generator-arms", ("d",), "world_generator_arms.py",
          ("--seeds", "0", "1", "2", "--arms", "checker", "reference", "self", *GENERATOR_ARMS), 180),
-    Step("loop", ("e",), "world_model_loop.py", ("--seeds", "0", "1"), 160),
-    Step("loop-checker-labels", ("e",), "world_model_loop.py", ("--seeds", "0", "1", "--labeler", "checker"), 70),
+    Step("loop", ("e",), "world_model_loop.py", ("--seeds", "0", "1", "2"), 230),
+    Step("loop-checker-labels", ("e",), "world_model_loop.py", ("--seeds", "0", "1", "2", "--labeler", "checker"), 105),
     Step("test-time", ("f",), "world_test_time.py",
          ("--name", "world_model_test_time", "--world", "runs/world-lm-long/world", "--model", "world-model", "--split", "test_in",
           "--per-template", "5", "--max-model-len", "1024", "--max-tokens", "640", "--runs", "runs/world-model-test-time"), 40),
