@@ -149,10 +149,10 @@ def meta_earns_its_place(results: Path) -> Section:
     data = read(results, "world_verifier_rl.json")
     if not data or not data.get("reference_vs_none"):
         return Section("(b) Meta-verification earns its place", goal, NOT_MEASURED, paragraph("No paired run without R_meta."))
-    split = data["meta_check"]["defect_split"]["by_boxed_score"]
+    defect_split = data["meta_check"]["defect_split"]
     check_rows = [[boxed, entry["true"], entry["invented"], number(entry["gap"], entry["interval"], signed=True), entry["decided"]]
-                  for boxed, entry in split.items()]
-    met, rows = bool(data["meta_check"].get("rates_by_defect")), []
+                  for boxed, entry in defect_split["by_boxed_score"].items()]
+    met, rows = bool(defect_split["rates_by_defect"]), []
     for seed, groups in sorted(data["reference_vs_none"].items()):
         metrics = groups["test_in"]["metrics"]
         invented, localisation = gain(metrics, "invented_defect_rate"), gain(metrics, "localisation")

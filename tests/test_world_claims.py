@@ -131,16 +131,17 @@ def test_the_verifier_claim_needs_both_gains_above_0_and_both_baselines_beaten_o
 
 def test_the_meta_claim_needs_fewer_invented_defects_more_localised_and_a_meta_verifier_that_reads_the_defect(tmp_path):
     data = published("world_verifier_rl.json")
+    assert data["meta_check"]["defect_split"]["rates_by_defect"] is True  # the published meta-check passed
     for groups in data["reference_vs_none"].values():
         good_gain(groups["test_in"]["metrics"], "invented_defect_rate", [-0.06, -0.01])
         good_gain(groups["test_in"]["metrics"], "localisation", [0.01, 0.05])
-    data["meta_check"]["rates_by_defect"] = True
+    data["meta_check"]["defect_split"]["rates_by_defect"] = True
     write(tmp_path, "world_verifier_rl.json", data)
     assert report.meta_earns_its_place(tmp_path).verdict == report.MET
-    data["meta_check"]["rates_by_defect"] = False
+    data["meta_check"]["defect_split"]["rates_by_defect"] = False
     write(tmp_path, "world_verifier_rl.json", data)
     assert report.meta_earns_its_place(tmp_path).verdict == report.NOT_MET
-    data["meta_check"]["rates_by_defect"] = True
+    data["meta_check"]["defect_split"]["rates_by_defect"] = True
     good_gain(data["reference_vs_none"]["0"]["test_in"]["metrics"], "invented_defect_rate", [-0.06, 0.01])
     write(tmp_path, "world_verifier_rl.json", data)
     assert report.meta_earns_its_place(tmp_path).verdict == report.NOT_MET
