@@ -40,7 +40,8 @@ def pyplot() -> Any:
     return plt
 
 
-def _png(figure: Any) -> bytes:
+def figure_png_bytes(figure: Any) -> bytes:
+    """The figure as PNG bytes, closed afterwards so figures do not pile up in a long run."""
     buffer = io.BytesIO()
     try:
         figure.tight_layout()
@@ -66,7 +67,7 @@ def confusion_png(confusion: Sequence[Sequence[int]], title: str) -> bytes:
     axis.set_xlabel("verifier score (majority of samples)")
     axis.set_ylabel("human score")
     axis.set_title(title, fontsize=10)
-    return _png(figure)
+    return figure_png_bytes(figure)
 
 
 def calibration_png(points: Sequence[tuple[float, float | None, int]]) -> bytes:
@@ -88,7 +89,7 @@ def calibration_png(points: Sequence[tuple[float, float | None, int]]) -> bytes:
     axis.set_title("Calibration", fontsize=10)
     axis.legend(fontsize=8, loc="upper left")
     axis.grid(alpha=0.3)
-    return _png(figure)
+    return figure_png_bytes(figure)
 
 
 def _plain(text: str) -> str:
@@ -122,7 +123,7 @@ def metric_vs_n_png(metrics_by_n: Mapping[int, Any], curves: Sequence[tuple[str,
     axis.set_title(title, fontsize=10)
     axis.legend(fontsize=8)
     axis.grid(alpha=0.3)
-    return _png(figure)
+    return figure_png_bytes(figure)
 
 
 TRUTH_CURVES = (("balanced accuracy", "balanced_accuracy"), ("κ", "kappa"), ("localisation", "localisation"),
@@ -149,4 +150,4 @@ def bar_png(labels: Sequence[str], values: Sequence[float | None], title: str, y
     axis.set_ylabel(_plain(ylabel))
     axis.set_title(_plain(title), fontsize=10)
     axis.grid(alpha=0.3, axis="y")
-    return _png(figure)
+    return figure_png_bytes(figure)

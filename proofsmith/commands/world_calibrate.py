@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def calibration_png(rows: list[dict[str, Any]], samples: int) -> bytes:
     """Two panels over the groups: the generator's pass@1 and pass@k; the verifier's per-sample balanced accuracy."""
-    from eval.plots import _png, pyplot
+    from eval.plots import figure_png_bytes, pyplot
 
     plt = pyplot()
     groups = [row for row in rows if row["family"] != "all"]
@@ -112,4 +112,4 @@ def calibration_png(rows: list[dict[str, Any]], samples: int) -> bytes:
     bottom.legend(fontsize=8)
     bottom.set_xticks(list(positions), labels, fontsize=7)
     top.set_title("Against the checker, per split, family and level", fontsize=10)
-    return _png(figure)
+    return figure_png_bytes(figure)
