@@ -26,7 +26,8 @@ random-step baseline for localisation. Across seeds: the mean gain and its sprea
 the ``reference`` arm's after minus the ``none`` arm's after, paired proof by proof. (c), last: the
 start and the first seed's ``reference`` model each write ``--scaling-samples`` analyses of every
 calibrated test_in proof (``eval verifier``), whose ``truth_by_n`` gives the share of flawed proofs
-localised by at least one of n = 1, 2, 4, 8, 16 analyses beside a random step's.
+localised by at least one of n = 1, 2, 4, 8, 16 analyses beside a random step's (at most 8: read from
+the calibrations' first analyses, drawn at the same temperature and token limit, instead of sampling again).
 
 Beside the metrics, every model's shown work (``shown_work``: does its "They differ" follow the sides it
 wrote?), and ``sharpening``: the start sampled at temperatures 0.7, 0.5 and 0 (no training), each
@@ -37,6 +38,9 @@ reports what is finished and runs nothing). Writes
 before and after per arm and seed with its interval and baselines, the meta-check, the commands).
 
     python benchmarks/world_verifier_rl.py --out benchmarks/results --seeds 0 1 2
+
+A variant of the config (``--set``, e.g. fewer steps: the fast profile of ``world_claims.py``) trains into runs
+of its own (``--runs``) and shares the start's calibrations, which do not depend on it.
 """
 
 from __future__ import annotations
@@ -57,12 +61,14 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from data.jsonl import read_jsonl, write_jsonl  # noqa: E402
 from eval.intervals import bootstrap_intervals  # noqa: E402
-from eval.truth import ProofFacts, Truth, metric_values, proof_facts, random_step_baseline  # noqa: E402
+from eval.truth import ProofFacts, Truth, metric_values, proof_facts, random_step_baseline, truth_by_sample_count  # noqa: E402
 from world_runs import MACHINE, START, START_MODEL, WORLD, draw_world, proofsmith  # noqa: E402
 from world_runs import calibrate as calibrate_with  # noqa: E402
 
 CONFIG = "configs/world_verifier.toml"
-CALIBRATE = ("--engine", "vllm", "--samples", "8", "--temperature", "1", "--max-tokens", "640", "--seed", "0",
+CALIBRATION_SAMPLES = 8
+"""Analyses a proof in every calibration: (c) up to this n reads them instead of sampling again."""
+CALIBRATE = ("--engine", "vllm", "--samples", str(CALIBRATION_SAMPLES), "--temperature", "1", "--max-tokens", "640", "--seed", "0",
              "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
               "--set", "engine.max_model_len=1024", "--set", "eval_meta_verifier.chunk_size=1024")
@@ -76,8 +82,12 @@ GROUPS = {"test_in": lambda record: record["split"] == "test_in",
           "test_out": lambda record: record["split"] == "test_out"}
 
 
-def run_dir(arm: str, seed: int) -> Path:
-    return Path(f"runs/world-verifier-meta-{arm}-s{seed}")
+RUNS = Path("runs")
+"""Where the trained runs go by default; a variant of the config (``--set``) needs its own (``--runs``)."""
+
+
+def run_dir(arm: str, seed: int, runs: Path = RUNS) -> Path:
+    return runs / f"world-verifier-meta-{arm}-s{seed}"
 
 
 def run_order(arms: Sequence[str], seeds: Sequence[int]) -> list[tuple[str, int]]:
@@ -182,7 +192,7 @@ def sampled_at(temperature: float) -> tuple[str, ...]:
     return (*(changed.get(previous, flag) for previous, flag in zip(("", *CALIBRATE), CALIBRATE)), "--split", "test_in")
 
 
-def sharpening(arm: str, seeds: Sequence[int], finished_only: bool) -> dict[str, Any]:
+def sharpening(arm: str, seeds: Sequence[int], finished_only: bool, runs: Path = RUNS) -> dict[str, Any]:
     """Is a GRPO gain more than a sharper distribution? The start sampled at each of SHARPER against itself at
     temperature 1; each trained seed of ``arm`` against the start at 0.7 (about as sharp: as few invented defects); and
     the first trained seed greedy against the start greedy. Per analysis, paired, test_in."""
@@ -197,11 +207,11 @@ def sharpening(arm: str, seeds: Sequence[int], finished_only: bool) -> dict[str,
             result[f"start at temperature {temperature:g}"] = compare(
                 START / "calibration-templates", START / f"calibration-t{temperature:g}")["test_in"]
     for seed in seeds:
-        trained = run_dir(arm, seed)
+        trained = run_dir(arm, seed, runs)
         if (trained / "calibration" / "calibration.json").exists() and (START / "calibration-t0.7").exists():
             result[f"meta={arm} seed {seed} against the start at temperature 0.7"] = compare(
                 START / "calibration-t0.7", trained / "calibration")["test_in"]
-    trained = run_dir(arm, seeds[0])
+    trained = run_dir(arm, seeds[0], runs)
     if (trained / "COMPLETE").exists() and (START / "calibration-t0").exists() and ready(
             trained / "final", trained / "calibration-t0", 0.0):
         result[f"meta={arm} seed {seeds[0]} greedy against the start greedy"] = compare(
@@ -232,6 +242,17 @@ def scaling(model: str | Path, out: Path, samples: int) -> dict[str, Any]:
         proofsmith(*command)
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     return {"command": "proofsmith " + " ".join(command), "truth_by_n": metrics["truth_by_n"]}
+
+
+def scaling_from_calibration(calibration: Path, samples: int) -> dict[str, Any]:
+    """(c) without sampling again: truth at n = 1, 2, 4, ... up to ``samples`` from the first analyses of each calibrated
+    test_in proof, drawn at the temperature and token limit :func:`scaling` uses (1 and 640)."""
+    records = [record for record in read_jsonl(calibration / "verifications.jsonl") if record["split"] == "test_in"]
+    truths = {record["id"]: Truth(float(record["truth"]["score"]), record["truth"]["first_bad_step"],
+                                  record["truth"].get("steps")) for record in records}
+    reports = truth_by_sample_count([{**record, "analyses": record["analyses"][:samples]} for record in records], truths)
+    return {"command": f"the first {samples} analyses of each test_in proof of {calibration}/verifications.jsonl",
+            "truth_by_n": {str(n): report.to_dict() for n, report in sorted(reports.items())}}
 
 
 def meta_check_summary() -> dict[str, Any] | None:
@@ -402,7 +423,9 @@ def write_report(results: Mapping[str, Any], path: Path) -> None:
         "<style>body{font-family:sans-serif;max-width:90em;margin:2em auto}td,th{border:1px solid #ccc;"
         "padding:.2em .5em;text-align:right}table{border-collapse:collapse;margin:1em 0}</style></head><body>"
         "<h1>Does verifier GRPO teach the world model to verify? Does R_meta earn its place?</h1>"
-        f"<p>{html.escape(results['machine'])}. Config {html.escape(results['config'])}, start {html.escape(results['start'])}. "
+        f"<p>{html.escape(results['machine'])}. Config {html.escape(results['config'])}"
+        f"{''.join(f' --set {html.escape(override)}' for override in results.get('overrides') or [])}, "
+        f"start {html.escape(results['start'])}. "
         "Per-analysis metrics against the checker on the proofs of the calibrated problems (8 analyses each, same seeds "
         "before and after); gains with 95 % bootstrap intervals over proofs. Baselines: always 0 has balanced accuracy "
         "1/3; a random step localises as the last column says.</p>"
@@ -421,11 +444,19 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results", help="where world_verifier_rl.json goes")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="GRPO seeds (grpo.seed) per arm")
     parser.add_argument("--arms", nargs="+", default=list(ARMS), choices=ARMS, help="rewards.meta of each arm")
-    parser.add_argument("--scaling-samples", type=int, default=16, help="analyses a proof for (c); 0: skip it")
+    parser.add_argument("--scaling-samples", type=int, default=16,
+                        help=f"analyses a proof for (c); 0: skip it; at most {CALIBRATION_SAMPLES}: read from the calibrations")
+    parser.add_argument("--runs", default=str(RUNS), help="where the trained runs go (world-verifier-meta-ARM-sSEED)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="a further override of the config for every arm (repeatable); needs --runs of its own")
+    parser.add_argument("--no-sharpening", dest="sharpening", action="store_false",
+                        help="skip the start sampled at lower temperatures and the greedy trained model (4 calibrations)")
     parser.add_argument("--finished-only", action="store_true",
                         help="train and calibrate nothing: report the runs, calibrations and (c) already finished")
     args = parser.parse_args()
-    out = Path(args.out)
+    out, runs = Path(args.out), Path(args.runs)
+    if args.overrides and runs == RUNS:
+        parser.error(f"--set needs --runs other than {RUNS}: a variant of the config must not resume the config's own runs")
     out.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float | None] = {}
     if args.finished_only and not (START / "calibration-templates" / "calibration.json").exists():
@@ -437,13 +468,13 @@ def main() -> int:
         seconds["meta-check"] = proofsmith("eval", "meta-verifier", str(WORLD / "test_in_meta.jsonl"), "--out",
                                            str(START / "meta-check"), "--model", START_MODEL, *META_CHECK)
     seconds["start calibration"] = calibrate(START_MODEL, START / "calibration-templates")
-    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "start": START_MODEL,
+    results: dict[str, Any] = {"machine": MACHINE, "config": CONFIG, "overrides": args.overrides, "start": START_MODEL,
                                "meta_check": meta_check_summary(), "arms": {},
                                "start_work": shown_work(START / "calibration-templates")}
     for arm, seed in run_order(args.arms, args.seeds):
-        directory = run_dir(arm, seed)
-        command = ["train", "verifier", "--config", CONFIG, "--set", f"grpo.seed={seed}", "--set", f"rewards.meta={arm}",
-                   "--run-dir", str(directory)]
+        directory = run_dir(arm, seed, runs)
+        command = ["train", "verifier", "--config", CONFIG, *[flag for override in args.overrides for flag in ("--set", override)],
+                   "--set", f"grpo.seed={seed}", "--set", f"rewards.meta={arm}", "--run-dir", str(directory)]
         finished = (directory / "calibration" / "calibration.json").exists()
         if args.finished_only and not finished:
             continue
@@ -463,15 +494,22 @@ def main() -> int:
         for arm, seeds in results["arms"].items()}
     for arm in ("reference", "checker", "checker_work"):  # (b): each R_meta against none, same seed, proof by proof
         results[f"{arm}_vs_none"] = {
-            seed: compare(run_dir("none", seed) / "calibration", run_dir(arm, seed) / "calibration") for seed in args.seeds
-            if all((run_dir(name, seed) / "calibration" / "calibration.json").exists() for name in (arm, "none"))}
-    if args.scaling_samples and (not args.finished_only or (START / "scaling" / "metrics.json").exists()):
-        trained = run_dir(args.arms[0], args.seeds[0])
+            seed: compare(run_dir("none", seed, runs) / "calibration", run_dir(arm, seed, runs) / "calibration")
+            for seed in args.seeds
+            if all((run_dir(name, seed, runs) / "calibration" / "calibration.json").exists() for name in (arm, "none"))}
+    trained = run_dir(args.arms[0], args.seeds[0], runs)
+    if 0 < args.scaling_samples <= CALIBRATION_SAMPLES:
+        results["scaling"] = {"start": scaling_from_calibration(START / "calibration-templates", args.scaling_samples)}
+        if (trained / "calibration" / "calibration.json").exists():
+            results["scaling"][f"meta={args.arms[0]} seed {args.seeds[0]}"] = scaling_from_calibration(
+                trained / "calibration", args.scaling_samples)
+    elif args.scaling_samples and (not args.finished_only or (START / "scaling" / "metrics.json").exists()):
         results["scaling"] = {"start": scaling(START_MODEL, START / "scaling", args.scaling_samples)}
         if (trained / "COMPLETE").exists() and (not args.finished_only or (trained / "scaling" / "metrics.json").exists()):
             results["scaling"][f"meta={args.arms[0]} seed {args.seeds[0]}"] = scaling(trained / "final", trained / "scaling",
                                                                                       args.scaling_samples)
-    results["sharpening"] = sharpening(args.arms[0], args.seeds, args.finished_only)
+    if args.sharpening:
+        results["sharpening"] = sharpening(args.arms[0], args.seeds, args.finished_only, runs)
     results["seconds"] = seconds
     path = out / "world_verifier_rl.json"
     path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

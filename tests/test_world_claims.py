@@ -27,6 +27,24 @@ def test_every_claim_of_the_issue_has_a_step_whose_script_exists():
         claims.Step("odd", ("z",), "world_claims.py", (), 1)
 
 
+def test_the_fast_profile_measures_every_claim_and_changes_only_the_steps_it_must():
+    assert {claim for step in claims.FAST_STEPS for claim in step.claims} == set(claims.CLAIMS)
+    full = {step.name: step for step in claims.STEPS}
+    for step in claims.FAST_STEPS:
+        if step.claims in (("f",), ("ci",)):
+            assert step == full[step.name]  # the same runs: whatever one profile ran, the other reads back
+        elif "--set" in step.arguments:  # a changed config trains into runs of its own, never into the full profile's
+            assert any(argument.startswith(claims.FAST_RUNS) for argument in step.arguments), step.name
+    assert sum(step.minutes for step in claims.FAST_STEPS) < sum(step.minutes for step in claims.STEPS) / 2
+
+
+def test_the_fast_profile_has_its_own_results_and_markers():
+    result = subprocess.run([sys.executable, str(BENCHMARKS / "world_claims.py"), "--dry-run", "--profile", "fast", "--only", "a"],
+                            capture_output=True, text=True, check=True)
+    assert "--out benchmarks/results/fast" in result.stdout and "grpo.max_steps=40" in result.stdout
+    assert "generator" not in result.stdout
+
+
 def test_dry_run_lists_the_steps_and_their_cost_and_runs_nothing(tmp_path):
     result = subprocess.run([sys.executable, str(BENCHMARKS / "world_claims.py"), "--dry-run", "--runs", str(tmp_path / "runs"),
                              "--only", "f"], capture_output=True, text=True, check=True)
