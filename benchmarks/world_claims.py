@@ -13,22 +13,23 @@ marker to measure it again. When every step has run (or one failed) ``OUT/world_
 results in OUT (``world_claims_report.py``): each claim's goal, whether it is met, its tables and plots.
 
 The minutes beside each step are those of the 2-core CPUs the published results come from: the verifier and generator
-steps ((a)–(d)) ran on one with native bf16 (AMX), the rest on one without (the world model in fp32), which trains
-the world model ~3–4 times slower (a verifier GRPO step: 11–15 s with AMX, 47 s without, median, measured 2026-12-07). All
-of it takes ~14.5 hours there, not the issue's 3, because every GRPO run is 100 steps (verifier 20–26 minutes, generator
-11–24, with AMX) and every model is calibrated on hundreds of held-out proofs. The start of every step is the bundled
-``world-model``; training it again from scratch is ``proofsmith world model --config configs/world_model.toml``
-(156 minutes, docs/results/world-model.md) and is not a step here.
+steps ((a)–(d)) ran on one with native bf16 (AMX), the rest on one without (the world model in fp32), which trains the
+world model ~3–4 times slower (a verifier GRPO step: 11–15 s with AMX, 47 s without, median, measured 2026-12-07). All
+of it takes ~14.5 hours there, not the issue's 3, because every GRPO run is 100 steps (verifier 20–26 minutes,
+generator 11–24, with AMX) and every model is calibrated on hundreds of held-out proofs. The start of every step is
+the bundled ``world-model``; training it again from scratch is ``proofsmith world model --config
+configs/world_model.toml`` (156 minutes, docs/results/world-model.md) and is not a step here.
 
 ``--profile fast`` (results in benchmarks/results/fast, markers in runs/world-claims-fast) changes only what it must
 for every GRPO run to take at most 10 minutes on the AMX CPU: verifier and generator GRPO stop at 40 steps of the full
 profile's 100 (runs under runs/fast), (b) compares one seed, (c) reads n = 1…8 from the calibrations' 8 analyses a
-proof instead of sampling 16 again, the sharpening analysis is skipped, and (e) runs seed 0 only. Every other step is the
-full profile's, with the same runs, so whatever one profile ran the other reads back. Its minutes are estimated from
-the full profile's measured rates on the same CPUs (~6 hours in all). Without native bf16 a 40-step verifier run took
-32 minutes and its calibration ~26 (measured 2026-12-07). That run kept a third of the full run's gain in balanced accuracy on seed 0
-(+0.015 [−0.000, +0.031] against +0.046 [+0.028, +0.065]). The fast profile checks that everything runs and points
-the same way; it does not stand in for the full one (docs/results/index.md, "A fast profile").
+proof instead of sampling 16 again, the sharpening analysis is skipped, and (e) runs seed 0 only. Every other step is
+the full profile's, with the same runs, so whatever one profile ran the other reads back. Its minutes are estimated
+from the full profile's measured rates on the same CPUs (~6 hours in all). Without native bf16 a 40-step verifier run
+took 32 minutes and its calibration ~26 (measured 2026-12-07). That run kept a third of the full run's gain in
+balanced accuracy on seed 0 (+0.015 [−0.000, +0.031] against +0.046 [+0.028, +0.065]). The fast profile checks that
+everything runs and points the same way; it does not stand in for the full one (docs/results/index.md, "A fast
+profile").
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ FAST_STEPS = (
     # arms have not run in this profile yet.
     Step("verifier-rl-first-seed", ("a", "b", "c"), "world_verifier_rl.py", ("--seeds", "0", "--arms", "reference", "none",
                                                                              *FAST_VERIFIER), 48),
-    Step("verifier-rl-seeds", ("a",), "world_verifier_rl.py", ("--seeds", "0", "1", "2", "--arms", "reference", *FAST_VERIFIER), 28),
+    Step("verifier-rl-seeds", ("a",), "world_verifier_rl.py",
+         ("--seeds", "0", "1", "2", "--arms", "reference", *FAST_VERIFIER), 28),
     Step("verifier-rl-report", ("a", "b", "c"), "world_verifier_rl.py",
          ("--seeds", "0", "1", "2", "--arms", "reference", "none", "--finished-only", *FAST_VERIFIER), 1),
     Step("generator-arms", ("d",), "world_generator_arms.py",

@@ -68,8 +68,8 @@ from world_runs import calibrate as calibrate_with  # noqa: E402
 CONFIG = "configs/world_verifier.toml"
 CALIBRATION_SAMPLES = 8
 """Analyses a proof in every calibration: (c) up to this n reads them instead of sampling again."""
-CALIBRATE = ("--engine", "vllm", "--samples", str(CALIBRATION_SAMPLES), "--temperature", "1", "--max-tokens", "640", "--seed", "0",
-             "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
+CALIBRATE = ("--engine", "vllm", "--samples", str(CALIBRATION_SAMPLES), "--temperature", "1", "--max-tokens", "640",
+             "--seed", "0", "--max-problems-per-group", "8", "--set", "engine.max_model_len=1024")
 META_CHECK = ("--engine", "vllm", "--samples", "1", "--temperature", "0.7", "--max-tokens", "128", "--seed", "0",
               "--set", "engine.max_model_len=1024", "--set", "eval_meta_verifier.chunk_size=1024")
 ARMS = ("reference", "none", "checker", "checker_work")
@@ -473,8 +473,9 @@ def main() -> int:
                                "start_work": shown_work(START / "calibration-templates")}
     for arm, seed in run_order(args.arms, args.seeds):
         directory = run_dir(arm, seed, runs)
-        command = ["train", "verifier", "--config", CONFIG, *[flag for override in args.overrides for flag in ("--set", override)],
-                   "--set", f"grpo.seed={seed}", "--set", f"rewards.meta={arm}", "--run-dir", str(directory)]
+        overrides = [flag for override in args.overrides for flag in ("--set", override)]
+        command = ["train", "verifier", "--config", CONFIG, *overrides, "--set", f"grpo.seed={seed}", "--set",
+                   f"rewards.meta={arm}", "--run-dir", str(directory)]
         finished = (directory / "calibration" / "calibration.json").exists()
         if args.finished_only and not finished:
             continue

@@ -39,8 +39,8 @@ def test_the_fast_profile_measures_every_claim_and_changes_only_the_steps_it_mus
 
 
 def test_the_fast_profile_has_its_own_results_and_markers():
-    result = subprocess.run([sys.executable, str(BENCHMARKS / "world_claims.py"), "--dry-run", "--profile", "fast", "--only", "a"],
-                            capture_output=True, text=True, check=True)
+    command = [sys.executable, str(BENCHMARKS / "world_claims.py"), "--dry-run", "--profile", "fast", "--only", "a"]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
     assert "--out benchmarks/results/fast" in result.stdout and "grpo.max_steps=40" in result.stdout
     assert "generator" not in result.stdout
 
