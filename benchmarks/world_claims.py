@@ -28,8 +28,7 @@ the full profile's, with the same runs, so whatever one profile ran the other re
 from the full profile's measured rates on the same CPUs (~6 hours in all). Without native bf16 a 40-step verifier run
 took 32 minutes and its calibration ~26 (measured 2026-12-07). That run kept a third of the full run's gain in
 balanced accuracy on seed 0 (+0.015 [−0.000, +0.031] against +0.046 [+0.028, +0.065]). The fast profile checks that
-everything runs and points the same way; it does not stand in for the full one (docs/results/index.md, "A fast
-profile").
+everything runs; its numbers do not stand in for the full one's (docs/results/index.md, "A fast profile").
 """
 
 from __future__ import annotations
