@@ -103,8 +103,13 @@ def calibrate(model: str | Path, out: Path, *extra: str) -> float | None:
 
 def analysis_facts(record: Mapping[str, Any]) -> list[ProofFacts]:
     """One fact per analysis of a calibrated proof: the per-analysis (one-sample) view of all 8."""
-    truth = Truth(float(record["truth"]["score"]), record["truth"]["first_bad_step"], record["truth"].get("steps"))
+    truth = record_truth(record)
     return [proof_facts({"analyses": [analysis]}, truth, 1) for analysis in record["analyses"]]
+
+
+def record_truth(record: Mapping[str, Any]) -> Truth:
+    """The checker's truth a calibrated proof's record carries."""
+    return Truth(float(record["truth"]["score"]), record["truth"]["first_bad_step"], record["truth"].get("steps"))
 
 
 def paired_values(pairs: Sequence[tuple[list[ProofFacts], list[ProofFacts]]]) -> dict[str, float | None]:
@@ -248,8 +253,7 @@ def scaling_from_calibration(calibration: Path, samples: int) -> dict[str, Any]:
     """(c) without sampling again: truth at n = 1, 2, 4, ... up to ``samples`` from the first analyses of each calibrated
     test_in proof, drawn at the temperature and token limit :func:`scaling` uses (1 and 640)."""
     records = [record for record in read_jsonl(calibration / "verifications.jsonl") if record["split"] == "test_in"]
-    truths = {record["id"]: Truth(float(record["truth"]["score"]), record["truth"]["first_bad_step"],
-                                  record["truth"].get("steps")) for record in records}
+    truths = {record["id"]: record_truth(record) for record in records}
     reports = truth_by_sample_count([{**record, "analyses": record["analyses"][:samples]} for record in records], truths)
     return {"command": f"the first {samples} analyses of each test_in proof of {calibration}/verifications.jsonl",
             "truth_by_n": {str(n): report.to_dict() for n, report in sorted(reports.items())}}
