@@ -27,7 +27,8 @@ proof instead of sampling 16 again, the sharpening analysis is skipped, and (e) 
 the full profile's, with the same runs, so whatever one profile ran the other reads back. Its minutes are estimated
 from the full profile's measured rates on the same CPUs (~6 hours in all). Without native bf16 a 40-step verifier run
 took 32 minutes and its calibration ~26 (measured 2026-12-07). That run kept a third of the full run's gain in
-balanced accuracy on seed 0 (+0.015 [−0.000, +0.031] against +0.046 [+0.028, +0.065]). The fast profile checks that
+balanced accuracy on seed 0 (+0.015 [−0.000, +0.031] against +0.046 [+0.028, +0.065]); 40 steps at 2.5 times the
+learning rate kept less (+0.008 [−0.016, +0.033]), so the rate stays the full profile's. The fast profile checks that
 everything runs; its numbers do not stand in for the full one's (docs/results/index.md, "A fast profile").
 """
 
