@@ -1,0 +1,127 @@
+"""World-model verifier GRPO: where a step's time goes, by the engine of the rollouts and of R_meta.
+
+Runs ``proofsmith train verifier --config configs/world_verifier.toml`` (issue 34 (a)) for ``--steps`` optimizer
+steps in each variant below, one after another in one invocation, and times TRL's parts inside the training process:
+generation of the step's rollouts (``GRPOTrainer._generate``), the reward (``_calculate_rewards``: R_format, R_score and
+the reference model's ratings for R_meta) and the whole step (``training_step``); the rest of a step is optimisation.
+The first step warms caches and is left out.
+
+  transformers   the config as its results were published: rollouts by transformers ``generate``, R_meta's reference
+                 rated by an in-process transformers engine (the reference)
+  vllm-scorer    the same, R_meta's reference on an in-process vLLM engine (``scorer.backend = "vllm"``)
+  vllm-rollouts  also TRL's vLLM colocate mode for the rollouts (``grpo.use_vllm = true``)
+
+Only speed is measured: whether a variant trains as well is a question for world_verifier_rl.py's calibrations.
+
+    python benchmarks/world_grpo_step.py --out benchmarks/results/world_grpo_step.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+TIMINGS = "WORLD_GRPO_STEP_TIMINGS"
+PARTS = ("_generate", "_calculate_rewards", "training_step")
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "transformers": (),
+    "vllm-scorer": ("--set", "scorer.backend=vllm", "--set", "scorer.max_model_len=1024"),
+    "vllm-rollouts": ("--set", "scorer.backend=vllm", "--set", "scorer.max_model_len=1024", "--set", "grpo.use_vllm=true"),
+}
+
+
+def record_parts(path: str) -> None:
+    """Append each call of a timed ``GRPOTrainer`` part to ``path`` as one JSON line (part, seconds)."""
+    from trl import GRPOTrainer
+
+    def timed(name: str) -> None:
+        original = getattr(GRPOTrainer, name)
+
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                with open(path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"part": name, "s": time.perf_counter() - started}) + "\n")
+
+        setattr(GRPOTrainer, name, wrapper)
+
+    for name in PARTS:
+        timed(name)
+
+
+def summarise(lines: list[str]) -> dict[str, Any]:
+    """Mean seconds a step of each part over the steps after the first; ``optimisation_s`` is the step less the rest."""
+    calls: dict[str, list[float]] = {name: [] for name in PARTS}
+    for line in lines:
+        record = json.loads(line)
+        calls[record["part"]].append(record["s"])
+    steps = len(calls["training_step"])
+    if steps < 2 or any(len(values) != steps for values in calls.values()):
+        raise ValueError(f"expected one call of each part per step and at least two steps, got {[len(v) for v in calls.values()]}")
+    mean = {name: fmean(values[1:]) for name, values in calls.items()}
+    return {"steps_measured": steps - 1, "step_s": round(mean["training_step"], 2),
+            "generation_s": round(mean["_generate"], 2), "reward_s": round(mean["_calculate_rewards"], 2),
+            "optimisation_s": round(mean["training_step"] - mean["_generate"] - mean["_calculate_rewards"], 2)}
+
+
+def run(variant: str, steps: int, scratch: Path) -> dict[str, Any]:
+    timings = scratch / f"{variant}.jsonl"
+    command = [sys.executable, __file__, "--child", "train", "verifier", "--config", str(REPO / "configs" / "world_verifier.toml"),
+               "--run-dir", str(scratch / variant), "--set", f"grpo.max_steps={steps}", "--set", "grpo.seed=0",
+               "--set", f"grpo.save_steps={steps + 1}", *VARIANTS[variant]]
+    result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env={**os.environ, TIMINGS: str(timings)})
+    if result.returncode != 0:
+        raise SystemExit(f"world_grpo_step.py: the {variant} run failed:\n{result.stderr[-3000:]}")
+    metrics = [json.loads(line) for line in (scratch / variant / "metrics.jsonl").read_text().splitlines()]
+    rewards = [record["reward"] for record in metrics if "reward" in record]
+    return {**summarise(timings.read_text().splitlines()), "mean_reward": round(fmean(rewards), 3)}
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        sys.path.insert(0, str(REPO))
+        record_parts(os.environ[TIMINGS])
+        from proofsmith.cli import main as proofsmith
+
+        sys.exit(proofsmith(sys.argv[2:]))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=4, help="optimizer steps per variant (the first is warm-up)")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    if args.steps < 2:
+        parser.error("--steps must be at least 2: the first step is warm-up")
+    with tempfile.TemporaryDirectory(prefix="world-grpo-step-") as folder:
+        results = {}
+        for variant in args.variants:
+            print(f"world_grpo_step.py: {variant} ...", file=sys.stderr, flush=True)
+            results[variant] = run(variant, args.steps, Path(folder))
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    report = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {'with' if 'amx_bf16' in flags else 'without'} AMX",
+        "settings": {"config": "configs/world_verifier.toml", "steps": args.steps, "seed": 0},
+        "runs": results,
+        "step_speedup_over_transformers": {variant: round(results["transformers"]["step_s"] / row["step_s"], 2)
+                                           for variant, row in results.items()} if "transformers" in results else {},
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
