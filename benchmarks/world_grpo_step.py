@@ -9,7 +9,8 @@ The first step warms caches and is left out.
   transformers   the config as its results were published: rollouts by transformers ``generate``, R_meta's reference
                  rated by an in-process transformers engine (the reference)
   vllm-scorer    the same, R_meta's reference on an in-process vLLM engine (``scorer.backend = "vllm"``)
-  vllm-rollouts  also TRL's vLLM colocate mode for the rollouts (``grpo.use_vllm = true``)
+  vllm-rollouts  also TRL's vLLM colocate mode for the rollouts (``grpo.use_vllm = true``); TRL gives its engine no
+                 dtype, so vLLM runs the float32 world model in bfloat16 (slow on a CPU without native bf16)
 
 Only speed is measured: whether a variant trains as well is a question for world_verifier_rl.py's calibrations.
 
