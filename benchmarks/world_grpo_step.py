@@ -91,8 +91,8 @@ def run(variant: str, steps: int, scratch: Path) -> dict[str, Any]:
 
 
 def main() -> None:
+    sys.path.insert(0, str(REPO))
     if sys.argv[1:2] == ["--child"]:
-        sys.path.insert(0, str(REPO))
         record_parts(os.environ[TIMINGS])
         from proofsmith.cli import main as proofsmith
 
@@ -117,11 +117,12 @@ def main() -> None:
         "step_speedup_over_transformers": {variant: round(results["transformers"]["step_s"] / row["step_s"], 2)
                                            for variant, row in results.items()} if "transformers" in results else {},
     }
-    text = json.dumps(report, indent=2)
-    print(text)
+    print(json.dumps(report, indent=2))
     if args.out:
+        from data.atomic import write_text_atomic
+
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
+        write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":
