@@ -20,13 +20,13 @@ Only speed is measured: whether a variant trains as well is a question for world
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -42,43 +42,31 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 
 
 def record_parts(path: str) -> None:
-    """Append each call of a timed ``GRPOTrainer`` part to ``path`` as one JSON line (part, seconds)."""
+    """Time every call of each ``GRPOTrainer`` part (grpo_step.timed); at exit write them to ``path`` as one JSON object
+    (part: list of seconds)."""
     from trl import GRPOTrainer
 
-    def timed(name: str) -> None:
-        original = getattr(GRPOTrainer, name)
+    from grpo_step import timed
 
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                return original(self, *args, **kwargs)
-            finally:
-                with open(path, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps({"part": name, "s": time.perf_counter() - started}) + "\n")
-
-        setattr(GRPOTrainer, name, wrapper)
-
+    spent: dict[str, list[float]] = {name: [] for name in PARTS}
     for name in PARTS:
-        timed(name)
+        timed(GRPOTrainer, name, spent[name])
+    atexit.register(lambda: Path(path).write_text(json.dumps(spent), encoding="utf-8"))
 
 
-def summarise(lines: list[str]) -> dict[str, Any]:
+def summarise(calls: dict[str, list[float]]) -> dict[str, Any]:
     """Mean seconds a step of each part over the steps after the first; ``optimisation_s`` is the step less the rest."""
-    calls: dict[str, list[float]] = {name: [] for name in PARTS}
-    for line in lines:
-        record = json.loads(line)
-        calls[record["part"]].append(record["s"])
     steps = len(calls["training_step"])
-    if steps < 2 or any(len(values) != steps for values in calls.values()):
-        raise ValueError(f"expected one call of each part per step and at least two steps, got {[len(v) for v in calls.values()]}")
-    mean = {name: fmean(values[1:]) for name, values in calls.items()}
+    if steps < 2 or any(len(calls[name]) != steps for name in PARTS):
+        raise ValueError(f"expected one call of each part per step and at least two steps, got {[len(calls[name]) for name in PARTS]}")
+    mean = {name: fmean(calls[name][1:]) for name in PARTS}
     return {"steps_measured": steps - 1, "step_s": round(mean["training_step"], 2),
             "generation_s": round(mean["_generate"], 2), "reward_s": round(mean["_calculate_rewards"], 2),
             "optimisation_s": round(mean["training_step"] - mean["_generate"] - mean["_calculate_rewards"], 2)}
 
 
 def run(variant: str, steps: int, scratch: Path) -> dict[str, Any]:
-    timings = scratch / f"{variant}.jsonl"
+    timings = scratch / f"{variant}.json"
     command = [sys.executable, __file__, "--child", "train", "verifier", "--config", str(REPO / "configs" / "world_verifier.toml"),
                "--run-dir", str(scratch / variant), "--set", f"grpo.max_steps={steps}", "--set", "grpo.seed=0",
                "--set", f"grpo.save_steps={steps + 1}", *VARIANTS[variant]]
@@ -87,7 +75,7 @@ def run(variant: str, steps: int, scratch: Path) -> dict[str, Any]:
         raise SystemExit(f"world_grpo_step.py: the {variant} run failed:\n{result.stderr[-3000:]}")
     metrics = [json.loads(line) for line in (scratch / variant / "metrics.jsonl").read_text().splitlines()]
     rewards = [record["reward"] for record in metrics if "reward" in record]
-    return {**summarise(timings.read_text().splitlines()), "mean_reward": round(fmean(rewards), 3)}
+    return {**summarise(json.loads(timings.read_text(encoding="utf-8"))), "mean_reward": round(fmean(rewards), 3)}
 
 
 def main() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from benchmark_modules import load_benchmark
@@ -11,13 +9,10 @@ from benchmark_modules import load_benchmark
 grpo_step = load_benchmark("world_grpo_step")
 
 
-def calls(step_seconds: list[tuple[float, float, float]]) -> list[str]:
-    """One JSON line per timed call, in the order TRL makes them within a step."""
-    lines = []
-    for generate, reward, step in step_seconds:
-        lines += [json.dumps({"part": "_generate", "s": generate}), json.dumps({"part": "_calculate_rewards", "s": reward}),
-                  json.dumps({"part": "training_step", "s": step})]
-    return lines
+def calls(step_seconds: list[tuple[float, float, float]]) -> dict[str, list[float]]:
+    """Each timed part's calls, one a step, as record_parts writes them."""
+    return {"_generate": [generate for generate, _, _ in step_seconds], "_calculate_rewards": [reward for _, reward, _ in step_seconds],
+            "training_step": [step for _, _, step in step_seconds]}
 
 
 def test_the_warm_up_step_is_left_out_and_optimisation_is_the_rest_of_a_step():
@@ -25,7 +20,11 @@ def test_the_warm_up_step_is_left_out_and_optimisation_is_the_rest_of_a_step():
     assert summary == {"steps_measured": 2, "step_s": 45.0, "generation_s": 25.0, "reward_s": 8.0, "optimisation_s": 12.0}
 
 
-@pytest.mark.parametrize("lines", [calls([(1.0, 1.0, 3.0)]), calls([(1.0, 1.0, 3.0)] * 2)[:-1]])
-def test_a_run_with_one_step_or_a_missing_call_is_refused(lines):
+def without_last_step(calls: dict[str, list[float]]) -> dict[str, list[float]]:
+    return {**calls, "training_step": calls["training_step"][:-1]}
+
+
+@pytest.mark.parametrize("timed_calls", [calls([(1.0, 1.0, 3.0)]), without_last_step(calls([(1.0, 1.0, 3.0)] * 2))])
+def test_a_run_with_one_step_or_a_missing_call_is_refused(timed_calls):
     with pytest.raises(ValueError, match="one call of each part per step"):
-        grpo_step.summarise(lines)
+        grpo_step.summarise(timed_calls)
