@@ -11,6 +11,13 @@ The first step warms caches and is left out.
   vllm-scorer    the same, R_meta's reference on an in-process vLLM engine (``scorer.backend = "vllm"``)
   vllm-rollouts  also TRL's vLLM colocate mode for the rollouts (``grpo.use_vllm = true``); TRL gives its engine no
                  dtype, so vLLM runs the float32 world model in bfloat16 (slow on a CPU without native bf16)
+  vllm-lockstep  the async machinery made synchronous (``async = true``, ``async_rl.lockstep = true``, staleness 0):
+                 a step's four groups generated at once by a float32 vLLM server the run starts, then scored (R_meta's
+                 reference on an in-process vLLM engine), then trained on TRL's AsyncGRPOTrainer, then the weights
+                 pushed to the server. Its parts come from the run's own ``time/*`` metrics: ``rollouts_s`` is the
+                 trainer's wait for a step's rollouts (generation and reward, overlapped across groups), ``sync_s`` the
+                 weight push. Its prompts are capped at 576 tokens (the server's context is the model's 1,024); the
+                 longest training prompt has 308, so none is dropped.
 
 Only speed is measured: whether a variant trains as well is a question for world_verifier_rl.py's calibrations.
 
@@ -38,7 +45,13 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "transformers": (),
     "vllm-scorer": ("--set", "scorer.backend=vllm", "--set", "scorer.max_model_len=1024"),
     "vllm-rollouts": ("--set", "scorer.backend=vllm", "--set", "scorer.max_model_len=1024", "--set", "grpo.use_vllm=true"),
+    "vllm-lockstep": ("--set", "scorer.backend=vllm", "--set", "scorer.max_model_len=1024", "--set", "async=true",
+                      "--set", "async_rl.lockstep=true", "--set", "async_rl.max_off_policy_steps=0",
+                      "--set", "async_rl.max_inflight_groups=4", "--set", "async_rl.queue_size=32",
+                      "--set", "async_rl.server_max_model_len=1024", "--set", "grpo.max_prompt_tokens=576"),
 }
+ASYNC_VARIANTS = ("vllm-lockstep",)
+"""Variants on TRL's AsyncGRPOTrainer, timed by the run's own metrics instead of GRPOTrainer's methods."""
 
 
 def record_parts(path: str) -> None:
@@ -65,6 +78,20 @@ def summarise(calls: dict[str, list[float]]) -> dict[str, Any]:
             "optimisation_s": round(mean["training_step"] - mean["_generate"] - mean["_calculate_rewards"], 2)}
 
 
+def summarise_async(metrics: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean seconds a step over the steps after the first, from the async trainer's ``time/*`` metrics (``time/step_s``,
+    ``time/wait_s`` and ``time/train_s`` once a step; ``sync_s``: the mean weight push after the first)."""
+    steps = [record for record in metrics if "time/step_s" in record]
+    pushes = [record["time/weight_sync_s"] for record in metrics if "time/weight_sync_s" in record]
+    if len(steps) < 2:
+        raise ValueError(f"expected at least two timed steps, got {len(steps)}")
+    later = steps[1:]
+    return {"steps_measured": len(later), "step_s": round(fmean(record["time/step_s"] for record in later), 2),
+            "rollouts_s": round(fmean(record["time/wait_s"] for record in later), 2),
+            "optimisation_s": round(fmean(record["time/train_s"] for record in later), 2),
+            "sync_s": round(fmean(pushes[1:] or pushes), 2)}
+
+
 def run(variant: str, steps: int, scratch: Path) -> dict[str, Any]:
     timings = scratch / f"{variant}.json"
     command = [sys.executable, __file__, "--child", "train", "verifier", "--config", str(REPO / "configs" / "world_verifier.toml"),
@@ -75,7 +102,8 @@ def run(variant: str, steps: int, scratch: Path) -> dict[str, Any]:
         raise SystemExit(f"world_grpo_step.py: the {variant} run failed:\n{result.stderr[-3000:]}")
     metrics = [json.loads(line) for line in (scratch / variant / "metrics.jsonl").read_text().splitlines()]
     rewards = [record["reward"] for record in metrics if "reward" in record]
-    return {**summarise(json.loads(timings.read_text(encoding="utf-8"))), "mean_reward": round(fmean(rewards), 3)}
+    timed = summarise_async(metrics) if variant in ASYNC_VARIANTS else summarise(json.loads(timings.read_text(encoding="utf-8")))
+    return {**timed, "mean_reward": round(fmean(rewards), 3)}
 
 
 def main() -> None:

@@ -28,6 +28,16 @@ from engine.weight_push import EXTENSION
 logger = logging.getLogger(__name__)
 
 
+STOP_WITH_PARENT = """
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG; kept across the exec below
+if os.getppid() != int(sys.argv[1]):
+    sys.exit("proofsmith: the process that launched this vLLM server is gone")
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+"""Run as ``python -c STOP_WITH_PARENT PARENT_PID COMMAND...``: COMMAND, which the kernel sends SIGTERM when the thread
+that launched it ends (Linux; no preexec_fn, which may deadlock in a process with threads)."""
+
 START_TIMEOUT_S = 300.0
 """How long a start may take before it is given up (~35 s on this CPU; a restart under load took 50-117 s)."""
 
@@ -64,6 +74,7 @@ class VLLMServer:
         weight_reload: bool = False,
         log_path: str | Path | None = None,
         extra_args: tuple[str, ...] = (),
+        stop_with_parent: bool = False,
     ) -> None:
         self.model_path = ensure_checkpoint(model).path
         self.served_name = served_name
@@ -78,6 +89,9 @@ class VLLMServer:
         """Accept in-place weight pushes (``engine.weight_push.push_to_server``): dev mode plus our worker extension."""
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = extra_args
+        self.stop_with_parent = stop_with_parent and sys.platform == "linux"
+        """The server stops (SIGTERM) when the thread that launched it ends, a kill of this process included: a killed
+        training run leaves no server behind. Launch it from a thread that lives as long as the server should."""
         self.process: subprocess.Popen[bytes] | None = None
         self._log: BinaryIO | None = None
 
@@ -114,8 +128,11 @@ class VLLMServer:
             env["VLLM_SERVER_DEV_MODE"] = "1"
         self._log = open(self.log_path, "ab") if self.log_path else None
         # Own process group: stop() must reach vLLM's engine-core child too.
+        command = self.command()
+        if self.stop_with_parent:
+            command = [sys.executable, "-c", STOP_WITH_PARENT, str(os.getpid()), *command]
         self.process = subprocess.Popen(
-            self.command(),
+            command,
             stdout=self._log or subprocess.DEVNULL,
             stderr=subprocess.STDOUT,
             env=env,

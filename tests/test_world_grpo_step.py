@@ -28,3 +28,16 @@ def without_last_step(calls: dict[str, list[float]]) -> dict[str, list[float]]:
 def test_a_run_with_one_step_or_a_missing_call_is_refused(timed_calls):
     with pytest.raises(ValueError, match="one call of each part per step"):
         grpo_step.summarise(timed_calls)
+
+
+def test_the_async_variant_is_split_from_its_own_step_metrics_after_the_warm_up():
+    metrics = [
+        {"step": 1, "time/step_s": 90.0, "time/wait_s": 80.0, "time/train_s": 9.0, "time/weight_sync_s": 1.0, "reward": 0.5},
+        {"step": 2, "time/step_s": 20.0, "time/wait_s": 14.0, "time/train_s": 5.0, "time/weight_sync_s": 0.2},
+        {"step": 3, "time/step_s": 16.0, "time/wait_s": 12.0, "time/train_s": 3.0, "time/weight_sync_s": 0.4},
+        {"step": 3},  # the trainer's closing record
+    ]
+    assert grpo_step.summarise_async(metrics) == {"steps_measured": 2, "step_s": 18.0, "rollouts_s": 13.0,
+                                                  "optimisation_s": 4.0, "sync_s": 0.3}
+    with pytest.raises(ValueError, match="at least two timed steps"):
+        grpo_step.summarise_async(metrics[:1])

@@ -384,7 +384,7 @@ class TrainConfig:
     label: LabelConfig = field(default_factory=LabelConfig)
     """Auto-labeling inside the loop (same settings as `proofsmith label`)."""
     async_: bool = False
-    """`async = true`: generator GRPO off-policy, rollouts streamed from a pool of vLLM servers ([async_rl])."""
+    """`async = true`: GRPO (generator, verifier or meta-verifier) off-policy, rollouts streamed from a pool of vLLM servers ([async_rl])."""
     async_rl: AsyncSettings = field(default_factory=AsyncSettings)
     """The rollout pool, staleness bound and weight pushes of async training."""
 

@@ -24,6 +24,10 @@ from training.config import CHECKER, WORLD_RATERS, TrainConfig, is_complete
 from verifier.templates import check_prompts_dir
 
 
+ASYNC_ROLES = ("generator", "verifier", "meta-verifier")
+"""The GRPO roles; the SFT cold start and `train loop` (which runs its own stages) have no async form."""
+
+
 def prepare_run_dir(config: TrainConfig) -> Path:
     """Create the run directory and write the resolved config in it (the main process writes)."""
     from training.processes import is_main_process
@@ -88,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if config.rewards.meta in WORLD_RATERS and role != "verifier":
         raise InputError(f"rewards.meta = {config.rewards.meta!r} rates a verifier's analyses of world proofs; "
                          f"`train {role}` has none (use it with `train verifier`)")
-    if config.async_ and role != "generator":
-        raise InputError(f"async = true trains the generator only; `train {role}` runs synchronously (set async = false)")
+    if config.async_ and role not in ASYNC_ROLES:
+        raise InputError(f"async = true trains {', '.join(ASYNC_ROLES)}; `train {role}` runs synchronously (set async = false)")
     from training.processes import agree, fingerprint, is_main_process, refuse_async_on_several_processes
 
     if config.async_:

@@ -58,7 +58,7 @@ def test_dry_run_writes_the_resolved_config_and_stops(cli, tmp_path: Path, grade
         ("meta-verifier", (), "missing column 'analysis'"),
         ("generator", ("--set", "data.problem_column=statement"), "missing column 'statement'"),
         ("verifier", ("--set", "data.path="), "no training data"),
-        ("verifier", ("--set", "async=true"), "async = true trains the generator only"),
+        ("sft", ("--set", "async=true"), "`train sft` runs synchronously"),
         ("generator", ("--set", "async_rl.weight_transfer=nccl"), "nccl pushes into exactly one server"),
         ("generator", ("--set", "async_rl.servers=localhost:8000"), "servers must be http(s) URLs"),
         ("generator", ("--set", "async=true", "--set", "async_rl.server_max_model_len=512"), "does not fit"),

@@ -1,11 +1,12 @@
-"""Streams scored generator rollouts from the server pool to TRL's ``AsyncGRPOTrainer``.
+"""Streams scored rollouts of one role from the server pool to TRL's ``AsyncGRPOTrainer``.
 
 It implements TRL's ``RolloutWorkerProtocol``: a background thread runs an asyncio loop
 that keeps ``max_inflight_groups`` prompt groups in flight across the pool. For each group
 it asks one server for ``group_size`` completions of the prompt's token ids (with their
 sampling logprobs, the behaviour policy of TRL's importance ratio), scores them with the
-generator reward (verifier and meta-verifier calls go to the same pool: the policy plays
-every role), turns the rewards into group-normalised advantages, and queues one sample per
+role's reward (handed the record's columns, as TRL's synchronous trainer hands them; a
+scoring stage whose source is ``policy`` calls the same pool, so the policy plays every
+role), turns the rewards into group-normalised advantages, and queues one sample per
 scored completion, tagged with the policy version the server held when the request left.
 
 Contracts:
@@ -39,7 +40,7 @@ from data.errors import EngineUnavailableError
 from data.jsonl import JsonlWriter
 from training.async_rl.server_pool import ServerPool
 from training.config import TrainConfig
-from training.rewards.role_rewards import GeneratorReward
+from training.rewards.role_rewards import RoleReward
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class VersionedQueue(queue.Queue):
 
 
 class RolloutOrchestrator:
-    def __init__(self, records: Sequence[dict[str, Any]], tokenizer: Any, pool: ServerPool, reward: GeneratorReward,
+    def __init__(self, records: Sequence[dict[str, Any]], tokenizer: Any, pool: ServerPool, reward: RoleReward,
                  config: TrainConfig, *, model_name: str, first_group: int = 0) -> None:
         """Roll out ``records`` on ``pool`` as ``config`` says: ``[grpo]`` (group size, advantage scaling,
         seed), ``[rollouts]`` (sampling), ``[async_rl]`` (in-flight groups, staleness bound, queue,
@@ -205,8 +206,9 @@ class RolloutOrchestrator:
         texts = [choice["text"] for choice in choices]
         collected: dict[str, float] = {}
         started = time.perf_counter()
-        rewards = await self.reward([record["prompt"]] * len(texts), texts, problem=[record["problem"]] * len(texts),
-                                    goal=[record.get("goal") or []] * len(texts),
+        # The record's columns, one per rollout, as TRL hands a dataset's columns to a reward function.
+        columns = {name: [value] * len(texts) for name, value in record.items() if name != "prompt"}
+        rewards = await self.reward([record["prompt"]] * len(texts), texts, **columns,
                                     log_metric=lambda name, value: collected.__setitem__(name, value))
         reward_s = time.perf_counter() - started
         scored = [reward for reward in rewards if reward is not None]

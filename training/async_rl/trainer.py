@@ -1,9 +1,9 @@
-"""Async off-policy GRPO for the generator: TRL's ``AsyncGRPOTrainer`` fed by our rollout pool.
+"""Async off-policy GRPO for any GRPO role: TRL's ``AsyncGRPOTrainer`` fed by our rollout pool.
 
 TRL supplies the loss (PPO-clipped ratio against the servers' sampling logprobs, so one
 clip covers both staleness and trainer/server mismatch), the optimizer, checkpoints and
 logging. We supply the rollout worker (``training.async_rl.orchestrator``: a pool of vLLM
-servers, our generator reward, version tags, the staleness bound) and the weight transfer
+servers, the role's reward, version tags, the staleness bound) and the weight transfer
 (``PoolWeightTransfer``: a safetensors folder each server reloads in place, see
 ``engine.weight_push``).
 
@@ -148,7 +148,7 @@ def start_local_servers(config: TrainConfig, model_path: str, run_dir: Path) -> 
     # processed logprobs: after temperature, as the trainer computes them for the importance ratio.
     servers = [VLLMServer(model=model_path, weight_reload=True, dtype="float32", kv_cache_gb=settings.server_kv_cache_gb,
                           max_model_len=settings.server_max_model_len, log_path=run_dir / f"server{number}.log", port=port,
-                          extra_args=("--logprobs-mode", "processed_logprobs"))
+                          extra_args=("--logprobs-mode", "processed_logprobs"), stop_with_parent=True)
                for number, port in enumerate(free_ports(settings.local_servers))]
     try:
         for server in servers:
@@ -174,23 +174,23 @@ def first_new_group(rollouts: Path) -> int:
     return max((int(record["group"]) for record in read_jsonl(rollouts)), default=-1) + 1
 
 
-def pool_reward(config: TrainConfig, urls: list[str], model_name: str) -> tuple[Any, dict[str, Any]]:
-    """The generator reward, scoring through the pool (policy), [scorer] (engine) or a frozen copy of
-    the starting model (reference: the pool's weights move); and the separate engines it opened."""
+def pool_reward(role: str, config: TrainConfig, urls: list[str], model_name: str,
+                with_meta_tasks: bool = False) -> tuple[Any, dict[str, Any]]:
+    """The role's reward, scoring through the pool (policy), [scorer] (engine) or a frozen copy of
+    the starting model (reference: the pool's weights move); and the separate engines it opened.
+    ``with_meta_tasks``: a verifier's data holds meta-verification prompts too (the enhanced verifier)."""
     from engine.config import EngineConfig
     from engine.openai_backend import OpenAIEngine
-    from training.rewards.role_rewards import GeneratorReward
     from training.rewards.scoring_engines import open_scoring_engines, scoring_sources, stage_clients
+    from training.trainers.grpo import role_reward
 
     # 8 retries with backoff 1, 2, 4, ... 30 s wait ~2 min: a restarting server took 50-117 s on this CPU.
     pool_engine = OpenAIEngine(EngineConfig(backend="openai", base_urls=urls, model=model_name, max_retries=8,
                                             retry_backoff_s=1.0, max_concurrency=64))
-    sources = scoring_sources("generator", config)
+    sources = scoring_sources(role, config)
     engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size, reference_in_trainer=False)
     clients = stage_clients(sources, {"policy": pool_engine, **engines}, config.rewards.retries)
-    reward = GeneratorReward(config.rewards, verifier=clients.get("verifier"), meta=clients.get("meta"),
-                             prompts_dir=config.prompts_dir or None, sampling=config.scoring)
-    return reward, engines
+    return role_reward(role, config, clients, with_meta_tasks), engines
 
 
 def trainer_args(config: TrainConfig, first_server: str) -> Any:
@@ -210,8 +210,8 @@ def trainer_args(config: TrainConfig, first_server: str) -> Any:
     )
 
 
-def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
-    """Train the generator off-policy from the pool (resuming from the last checkpoint); returns the final model."""
+def run_async_grpo(role: str, config: TrainConfig, rows: list[TrainingRow]) -> Path:
+    """Train ``role`` off-policy from the pool (resuming from the last checkpoint); returns the final model."""
     import torch
     from datasets import Dataset
     from transformers import AutoTokenizer
@@ -233,7 +233,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
     refuse_async_on_several_processes()
     location = model_location(config.model.name)
     tokenizer = AutoTokenizer.from_pretrained(location)
-    records = grpo_dataset_records("generator", config, rows, tokenizer)
+    records = grpo_dataset_records(role, config, rows, tokenizer)
     if not torch.cuda.is_available():
         adapt_to_cpu()
     servers = [] if settings.servers else start_local_servers(config, location, run_dir)
@@ -243,7 +243,7 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
         pool = ServerPool(urls, push_timeout_s=settings.request_timeout_s)
         pool.wait_all_healthy(300.0)
         model_name = served_model(urls[0])
-        reward, scoring_engines = pool_reward(config, urls, model_name)
+        reward, scoring_engines = pool_reward(role, config, urls, model_name, any(record["task"] != role for record in records))
         worker = RolloutOrchestrator(records, tokenizer, pool, reward, config, model_name=model_name,
                                      first_group=first_new_group(run_dir / "rollouts.jsonl"))
         transfer = None if settings.weight_transfer == "nccl" else PoolWeightTransfer(
@@ -254,13 +254,13 @@ def run_async_grpo(config: TrainConfig, rows: list[TrainingRow]) -> Path:
             processing_class=tokenizer, peft_config=lora_config(config), rollout_worker=worker, weight_transfer=transfer,
             callbacks=[StepTimer(worker.rollout_buffer, transfer, worker.metrics_queue), metrics_callback(config)],
         )
-        resume(trainer, config, "train generator (async)")
+        resume(trainer, config, f"train {role} (async)")
         save_final(trainer, tokenizer, run_dir / "final", config.prompts_dir)
     finally:
         close_all(scoring_engines)
         for server in servers:
             server.stop()
-    return finish(config, "async GRPO generator")
+    return finish(config, f"async GRPO {role}")
 
 
 class StepTimer(TrainerCallback):

@@ -54,16 +54,21 @@ def build_reward(role: str, config: TrainConfig, with_meta_tasks: bool = False) 
     engines = open_scoring_engines(config, set(sources.values()), config.grpo.group_size * config.grpo.prompts_per_step,
                                    reference_in_trainer=config.model.lora)
     clients = stage_clients(sources, engines, config.rewards.retries)
+    reward = role_reward(role, config, clients, with_meta_tasks)
+    reward.waiting = {stage: source for stage, source in sources.items() if clients[stage] is None}
+    return reward, engines
+
+
+def role_reward(role: str, config: TrainConfig, clients: dict[str, ScoringClient | None],
+                with_meta_tasks: bool = False) -> RoleReward:
+    """The role's reward over scoring clients by stage ('verifier', 'meta'); a stage without one is attached later."""
     shared = {"prompts_dir": config.prompts_dir or None, "sampling": config.scoring}
     if role == "verifier":
         kind = EnhancedVerifierReward if with_meta_tasks else VerifierReward
-        reward: RoleReward = kind(config.rewards, meta=clients.get("meta"), **shared)
-    elif role == "meta-verifier":
-        reward = MetaVerifierReward(config.rewards, **shared)
-    else:
-        reward = GeneratorReward(config.rewards, verifier=clients.get("verifier"), meta=clients.get("meta"), **shared)
-    reward.waiting = {stage: source for stage, source in sources.items() if clients[stage] is None}
-    return reward, engines
+        return kind(config.rewards, meta=clients.get("meta"), **shared)
+    if role == "meta-verifier":
+        return MetaVerifierReward(config.rewards, **shared)
+    return GeneratorReward(config.rewards, verifier=clients.get("verifier"), meta=clients.get("meta"), **shared)
 
 
 def grpo_arguments(config: TrainConfig) -> Any:

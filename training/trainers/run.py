@@ -39,7 +39,7 @@ def train_role(role: str, config: TrainConfig, rows: list[TrainingRow], held_out
     elif config.async_:
         from training.async_rl.trainer import run_async_grpo
 
-        run_async_grpo(config, rows)
+        run_async_grpo(role, config, rows)
     else:
         from training.trainers.grpo import run_grpo
 

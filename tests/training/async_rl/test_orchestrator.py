@@ -71,10 +71,14 @@ class ScriptedTokenizer:
 
 
 def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep: bool = False,
-                          prompts_per_step: int = 1) -> RolloutOrchestrator:
-    """An orchestrator whose server and reward are scripted (the real ones: test_async_train.py)."""
+                          prompts_per_step: int = 1, record: dict | None = None,
+                          calls: list[dict] | None = None) -> RolloutOrchestrator:
+    """An orchestrator whose server and reward are scripted (the real ones: test_async_train.py and
+    test_async_verifier.py); the reward's keyword arguments go to ``calls``."""
 
-    async def reward(prompts, completions, **_):
+    async def reward(prompts, completions, **columns):
+        if calls is not None:
+            calls.append({"prompts": prompts, "completions": completions, **columns})
         return rewards
 
     config = TrainConfig(
@@ -84,7 +88,7 @@ def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep:
                                             request_timeout_s=5.0, lockstep=lockstep),
     )
     orchestrator = RolloutOrchestrator(
-        [{"prompt": [{"role": "user", "content": "Prove it."}], "problem": "P"}], ScriptedTokenizer(),
+        [record or {"prompt": [{"role": "user", "content": "Prove it."}], "problem": "P"}], ScriptedTokenizer(),
         ServerPool([f"http://127.0.0.1:{free_port()}/v1"]), reward, config, model_name="m",
     )
     choices = [{"text": f"proof {index}", "token_ids": [1, 2], "logprobs": {"token_logprobs": [-0.5, -0.25]}}
@@ -115,3 +119,18 @@ def test_lockstep_launches_one_step_of_groups_per_version(tmp_path: Path) -> Non
     assert [orchestrator._may_launch(0) for _ in range(3)] == [True, True, False]
     assert orchestrator._may_launch(1) and orchestrator._may_launch(1) and not orchestrator._may_launch(1)
     orchestrator.stop()
+
+
+def test_the_reward_gets_every_column_of_the_record_once_per_rollout(tmp_path: Path) -> None:
+    calls: list[dict] = []
+    prompt = [{"role": "user", "content": "Grade this proof."}]
+    record = {"prompt": prompt, "task": "verifier", "problem": "P", "proof": "Step 1: ...", "reference": 0.5,
+              "first_bad_step": 1, "step_known": True}
+    orchestrator = scripted_orchestrator(tmp_path, [1.0, 0.0], record=record, calls=calls)
+    asyncio.run(orchestrator._group(None, 0))
+    orchestrator.stop()
+    [call] = calls
+    assert call["prompts"] == [prompt, prompt] and call["completions"] == ["proof 0", "proof 1"]
+    assert {name: call[name] for name in record if name != "prompt"} == {
+        name: [value, value] for name, value in record.items() if name != "prompt"}  # as TRL hands a dataset's columns
+    assert callable(call["log_metric"])

@@ -74,7 +74,7 @@ def test_the_pool_scores_as_policy_and_a_frozen_copy_of_the_start_as_reference(
 
     config = TrainConfig(run_dir=str(tmp_path), model=ModelSettings(name=embedded_checkpoint), rewards=RewardSettings(verifier=verifier),
                          scorer=EngineConfig(backend="transformers", dtype="float32"))
-    reward, engines = pool_reward(config, ["http://127.0.0.1:9/v1"], "served-name")
+    reward, engines = pool_reward("generator", config, ["http://127.0.0.1:9/v1"], "served-name")
     try:
         assert set(engines) == opened and reward.meta is None
         if verifier == "policy":
@@ -83,3 +83,25 @@ def test_the_pool_scores_as_policy_and_a_frozen_copy_of_the_start_as_reference(
             assert reward.verifier.engine is engines["reference"] and engines["reference"].model == embedded_checkpoint
     finally:
         close_all(engines)
+
+
+@pytest.mark.slow
+def test_the_verifier_role_gets_its_reward_with_r_meta_from_a_frozen_copy_of_the_start(
+    tmp_path: Path, embedded_checkpoint: str
+) -> None:
+    from engine.config import EngineConfig
+    from training.config import ModelSettings, RewardSettings, TrainConfig
+    from training.rewards.role_rewards import EnhancedVerifierReward, VerifierReward
+    from training.rewards.scoring_engines import close_all
+
+    config = TrainConfig(run_dir=str(tmp_path), model=ModelSettings(name=embedded_checkpoint), rewards=RewardSettings(meta="reference"),
+                         scorer=EngineConfig(backend="transformers", dtype="float32"))
+    reward, engines = pool_reward("verifier", config, ["http://127.0.0.1:9/v1"], "served-name")
+    try:
+        assert type(reward) is VerifierReward and set(engines) == {"reference"}
+        assert reward.meta.engine is engines["reference"]  # the pool's weights move; R_meta's rater must not
+    finally:
+        close_all(engines)
+    without_meta = TrainConfig(run_dir=str(tmp_path), model=ModelSettings(name=embedded_checkpoint))
+    enhanced, engines = pool_reward("verifier", without_meta, ["http://127.0.0.1:9/v1"], "served-name", with_meta_tasks=True)
+    assert isinstance(enhanced, EnhancedVerifierReward) and engines == {}
