@@ -71,6 +71,10 @@ def common_arguments(config: TrainConfig, save_steps: int) -> dict[str, Any]:
         "bf16": config.model.bf16 and on_gpu,
         "gradient_checkpointing": config.model.gradient_checkpointing,
         "dataloader_num_workers": 0,
+        # The rate decays linearly to 0 over max_steps in every trainer, as GRPOConfig's and SFTConfig's default:
+        # AsyncGRPOConfig defaults to a constant rate, which gave world-model verifier GRPO twice the mean rate of
+        # the same run on GRPOTrainer, and its result with it (docs/results/world-model-verifier-rl.md).
+        "lr_scheduler_type": "linear",
     }
 
 

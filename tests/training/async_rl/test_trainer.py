@@ -105,3 +105,13 @@ def test_the_verifier_role_gets_its_reward_with_r_meta_from_a_frozen_copy_of_the
     without_meta = TrainConfig(run_dir=str(tmp_path), model=ModelSettings(name=embedded_checkpoint))
     enhanced, engines = pool_reward("verifier", without_meta, ["http://127.0.0.1:9/v1"], "served-name", with_meta_tasks=True)
     assert isinstance(enhanced, EnhancedVerifierReward) and engines == {}
+
+
+def test_the_async_trainer_decays_its_learning_rate_as_the_synchronous_one_does(tmp_path: Path) -> None:
+    """AsyncGRPOConfig's own default is a constant rate: twice the mean rate of the same run on GRPOTrainer."""
+    from training.async_rl.trainer import trainer_args
+    from training.config import TrainConfig
+    from training.trainers.grpo import grpo_arguments
+
+    config = TrainConfig(run_dir=str(tmp_path))
+    assert trainer_args(config, "http://127.0.0.1:9/v1").lr_scheduler_type == grpo_arguments(config).lr_scheduler_type == "linear"
