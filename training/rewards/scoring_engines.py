@@ -124,7 +124,6 @@ class ScoringClient:
                 logger.warning("scoring batch failed (%s); attempt %d/%d", error, attempt + 1, self.retries + 1)
         return [None] * len(requests)
 
-
     def _generate_alone(self, requests: list[GenerationRequest]) -> list[GenerationResult | None]:
         with self._in_process:
             return generate_fitting(self.engine, requests)[0]

@@ -24,40 +24,30 @@ from pathlib import Path
 import pytest
 
 from benchmark_modules import load_benchmark
-from data.jsonl import write_jsonl
+from data.jsonl import read_jsonl, write_jsonl
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[3]
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def children(parent: int) -> dict[int, str]:
-    """pid: command line of each live process whose parent is ``parent``."""
-    found = {}
+def processes() -> list[tuple[int, int, int, str, str]]:
+    """(pid, parent pid, process group, state, command line) of every process in /proc."""
+    found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
-                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, IndexError, ValueError):
-            continue
+            if entry.name.isdigit():
+                state, parent, group = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:3]
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append((int(entry.name), int(parent), int(group), state, command))
+        except (OSError, ValueError):
+            continue  # gone while read
     return found
 
 
 def group_alive(group: int) -> bool:
     """Whether any process of process group ``group`` is still there (zombies count as gone)."""
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit():
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == group and fields[0] != "Z":
-                    return True
-        except (OSError, IndexError, ValueError):
-            continue
-    return False
+    return any(in_group == group and state != "Z" for _, _, in_group, state, _ in processes())
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="a server stops with its parent on Linux only")
@@ -87,7 +77,8 @@ def test_async_verifier_rates_groups_in_flight_with_a_frozen_reference_and_a_kil
             deadline = time.monotonic() + 600
             while time.monotonic() < deadline and run.poll() is None and not checkpoint.exists():
                 if server is None:
-                    server = next((pid for pid, command in children(run.pid).items() if "api_server" in command), None)
+                    server = next((pid for pid, parent, _, _, command in processes()
+                                   if parent == run.pid and "api_server" in command), None)
                 time.sleep(0.2)
             assert run.poll() is None and checkpoint.exists(), (tmp_path / "killed.log").read_text()[-3000:]
             assert server is not None, "the run started no server of its own"
