@@ -20,6 +20,10 @@ Contracts:
   with no reward and advantage 0, so it trains nothing and is left out of the group's
   mean and spread. Groups stay whole so every step's batch is whole groups; lockstep
   counts on that.
+- Order: group ``g`` rolls out row ``row_order(g)``: each pass over the records (an epoch)
+  visits every row once, in an order shuffled with ``grpo.seed`` and the epoch number, as
+  TRL's sampler does. It is a function of the group number alone, so a resumed run (whose
+  groups continue from the checkpoint's) rolls out exactly the rows an uninterrupted one would.
 - Every queued sample is appended to ``rollouts.jsonl`` and every sample handed to the
   trainer to ``trained.jsonl`` (flushed), so a run can be audited afterwards.
 """
@@ -29,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+import random
 import statistics
 import threading
 import time
@@ -43,6 +48,13 @@ from training.config import TrainConfig
 from training.rewards.role_rewards import RoleReward
 
 logger = logging.getLogger(__name__)
+
+
+def epoch_order(rows: int, seed: int, epoch: int) -> list[int]:
+    """The rows of one epoch, shuffled: a permutation of ``range(rows)`` fixed by ``seed`` and ``epoch``."""
+    order = list(range(rows))
+    random.Random(f"{seed}/{epoch}").shuffle(order)
+    return order
 
 
 def group_advantages(rewards: Sequence[float], scale: bool = True) -> list[float]:
@@ -117,11 +129,19 @@ class RolloutOrchestrator:
         self.model_name = model_name
         """The name the pool's servers serve the policy under."""
         self._prompt_ids = [self._encode(record["prompt"]) for record in self.records]
+        self._epoch_orders: dict[int, list[int]] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
         self._last_progress = time.monotonic()
         self._dropped_reported = 0
+
+    def row_order(self, group: int) -> int:
+        """The record row that group number ``group`` rolls out (see the module's "Order")."""
+        epoch, position = divmod(group, len(self.records))
+        if epoch not in self._epoch_orders:
+            self._epoch_orders = {epoch: epoch_order(len(self.records), self.seed, epoch)}  # one epoch at a time
+        return self._epoch_orders[epoch][position]
 
     def _encode(self, messages: Any) -> list[int]:
         encoded = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
@@ -195,8 +215,8 @@ class RolloutOrchestrator:
 
     async def _group(self, client: Any, group: int) -> None:
         """Generate, score and queue one prompt group, whole."""
-        record = self.records[group % len(self.records)]
-        prompt_ids = self._prompt_ids[group % len(self.records)]
+        row = self.row_order(group)
+        record, prompt_ids = self.records[row], self._prompt_ids[row]
         started = time.perf_counter()
         generated = await self._generate(client, prompt_ids, group)
         if generated is None:
@@ -220,7 +240,7 @@ class RolloutOrchestrator:
         samples = [self._sample(record, prompt_ids, choice, reward, advantage, version, group, spread)
                    for choice, reward, advantage in zip(choices, rewards, advantages)]
         for index, (reward, sample) in enumerate(zip(rewards, samples)):
-            self.rollout_log.write({"group": group, "index": index, "problem_row": group % len(self.records),
+            self.rollout_log.write({"group": group, "index": index, "problem_row": row,
                                     "model_version": version, "reward": reward, "advantage": sample.advantage})
         # The whole group goes in at once, so groups never interleave in the queue.
         while not self._stop.is_set() and self.rollout_buffer.maxsize - self.rollout_buffer.qsize() < len(samples):

@@ -166,8 +166,8 @@ def first_new_group(rollouts: Path) -> int:
     """The group number after every group an earlier run of this directory rolled out (0 for a new run).
 
     A resumed run starts past them, so no rollout of the killed run is trained again and group
-    numbers stay unique across the run's logs; prompts continue in order from there. A line cut
-    short by a kill is skipped (``data.jsonl``).
+    numbers stay unique across the run's logs; prompts continue from there in the seeded epoch
+    order (``RolloutOrchestrator.row_order``). A line cut short by a kill is skipped (``data.jsonl``).
     """
     from data.jsonl import read_jsonl
 

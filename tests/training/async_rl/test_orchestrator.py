@@ -72,7 +72,8 @@ class ScriptedTokenizer:
 
 def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep: bool = False,
                           prompts_per_step: int = 1, record: dict | None = None,
-                          calls: list[dict] | None = None) -> RolloutOrchestrator:
+                          calls: list[dict] | None = None, records: list[dict] | None = None,
+                          seed: int = 0) -> RolloutOrchestrator:
     """An orchestrator whose server and reward are scripted (the real ones: test_async_train.py and
     test_async_verifier.py); the reward's keyword arguments go to ``calls``."""
 
@@ -83,12 +84,12 @@ def scripted_orchestrator(tmp_path: Path, rewards: list[float | None], lockstep:
 
     config = TrainConfig(
         run_dir=str(tmp_path), rollouts=SamplingSettings(max_tokens=4),
-        grpo=GRPOSettings(group_size=len(rewards), prompts_per_step=prompts_per_step),
+        grpo=GRPOSettings(group_size=len(rewards), prompts_per_step=prompts_per_step, seed=seed),
         async_=True, async_rl=AsyncSettings(max_inflight_groups=2, max_off_policy_steps=1, queue_size=8, server_probe_s=0.1,
                                             request_timeout_s=5.0, lockstep=lockstep),
     )
     orchestrator = RolloutOrchestrator(
-        [record or {"prompt": [{"role": "user", "content": "Prove it."}], "problem": "P"}], ScriptedTokenizer(),
+        records or [record or {"prompt": [{"role": "user", "content": "Prove it."}], "problem": "P"}], ScriptedTokenizer(),
         ServerPool([f"http://127.0.0.1:{free_port()}/v1"]), reward, config, model_name="m",
     )
     choices = [{"text": f"proof {index}", "token_ids": [1, 2], "logprobs": {"token_logprobs": [-0.5, -0.25]}}
@@ -134,3 +135,21 @@ def test_the_reward_gets_every_column_of_the_record_once_per_rollout(tmp_path: P
     assert {name: call[name] for name in record if name != "prompt"} == {
         name: [value, value] for name, value in record.items() if name != "prompt"}  # as TRL hands a dataset's columns
     assert callable(call["log_metric"])
+
+
+def test_each_epoch_visits_every_row_once_in_a_seeded_shuffle_that_a_resume_repeats(tmp_path: Path) -> None:
+    records = [{"prompt": [{"role": "user", "content": f"Prove {row}."}], "problem": str(row)} for row in range(12)]
+    orchestrator = scripted_orchestrator(tmp_path, [1.0, 0.0], records=records, seed=3)
+    rows = [orchestrator.row_order(group) for group in range(36)]
+    epochs = [rows[start:start + 12] for start in (0, 12, 24)]
+    assert all(sorted(epoch) == list(range(12)) for epoch in epochs)  # every row once per epoch
+    assert epochs[0] != list(range(12)) and len({tuple(epoch) for epoch in epochs}) == 3  # shuffled, anew each epoch
+    resumed = scripted_orchestrator(tmp_path / "resumed", [1.0, 0.0], records=records, seed=3)
+    assert [resumed.row_order(group) for group in range(20, 36)] == rows[20:]  # a function of the group number alone
+    other_seed = scripted_orchestrator(tmp_path / "other", [1.0, 0.0], records=records, seed=4)
+    assert [other_seed.row_order(group) for group in range(12)] != epochs[0]
+    asyncio.run(orchestrator._group(None, 13))
+    logged = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert {record["problem_row"] for record in logged} == {rows[13]}
+    for each in (orchestrator, resumed, other_seed):
+        each.stop()
