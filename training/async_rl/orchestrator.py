@@ -31,6 +31,7 @@ Contracts:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import queue
 import random
@@ -50,11 +51,12 @@ from training.rewards.role_rewards import RoleReward
 logger = logging.getLogger(__name__)
 
 
-def epoch_order(rows: int, seed: int, epoch: int) -> list[int]:
+@functools.lru_cache(maxsize=2)  # groups in flight may straddle two epochs
+def epoch_order(rows: int, seed: int, epoch: int) -> tuple[int, ...]:
     """The rows of one epoch, shuffled: a permutation of ``range(rows)`` fixed by ``seed`` and ``epoch``."""
     order = list(range(rows))
     random.Random(f"{seed}/{epoch}").shuffle(order)
-    return order
+    return tuple(order)
 
 
 def group_advantages(rewards: Sequence[float], scale: bool = True) -> list[float]:
@@ -129,7 +131,6 @@ class RolloutOrchestrator:
         self.model_name = model_name
         """The name the pool's servers serve the policy under."""
         self._prompt_ids = [self._encode(record["prompt"]) for record in self.records]
-        self._epoch_orders: dict[int, list[int]] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
@@ -139,9 +140,7 @@ class RolloutOrchestrator:
     def row_order(self, group: int) -> int:
         """The record row that group number ``group`` rolls out (see the module's "Order")."""
         epoch, position = divmod(group, len(self.records))
-        if epoch not in self._epoch_orders:
-            self._epoch_orders = {epoch: epoch_order(len(self.records), self.seed, epoch)}  # one epoch at a time
-        return self._epoch_orders[epoch][position]
+        return epoch_order(len(self.records), self.seed, epoch)[position]
 
     def _encode(self, messages: Any) -> list[int]:
         encoded = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
